@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// model_env: the Env of impl/ENV.md on Relacy's modeled atomics and the simulated kernel.
+// Every operation first offers a delivery point (interrupt, NMI, migration, preemption; see
+// kernel.hpp), then performs the modeled access, so traces name the algorithm's own line.
+// The primitive mapping is the fixed table of shared/spec/kernel-model.md.
+#pragma once
+
+#include <type_traits>
+
+#include "impl/common.hpp"
+#include "impl/guards.hpp"
+#include "model/kernel.hpp"
+
+namespace kverify {
+
+struct model_env {
+    static constexpr const char* name = "model";
+    using irq_flags = unsigned long;
+
+    template <class T>
+    class atomic {
+    public:
+        atomic(T v = T{}) : v_(v) {}
+        atomic(const atomic&) = delete;
+        atomic& operator=(const atomic&) = delete;
+
+    private:
+        friend struct model_env;
+        rl::atomic<T> v_;
+        model::kernel::local_rmw_state local_;
+    };
+
+    template <class T>
+    class cell {
+    public:
+        cell(T v = T{}) : v_(v) {}
+        cell(const cell&) = delete;
+        cell& operator=(const cell&) = delete;
+
+    private:
+        friend struct model_env;
+        rl::var<T> v_;
+    };
+
+    template <class T>
+    class percpu {
+        static_assert(std::is_integral<T>::value, "per-CPU values are machine words");
+
+    public:
+        percpu() {
+            for (unsigned c = 0; c < model::max_cpus; ++c) slots_[c].local_.owner = int(c);
+        }
+        percpu(const percpu&) = delete;
+        percpu& operator=(const percpu&) = delete;
+
+    private:
+        friend struct model_env;
+        atomic<T> slots_[model::max_cpus];
+    };
+
+    class spinlock {
+    public:
+        spinlock() = default;
+        spinlock(const spinlock&) = delete;
+        spinlock& operator=(const spinlock&) = delete;
+
+    private:
+        friend struct model_env;
+        rl::mutex m_;
+    };
+
+    // ----- marked accesses: the mapping table -----
+    template <class T>
+    static T read_once(const atomic<T>& a, src_loc loc = {}) {
+        k().point(loc);
+        return a.v_.load(rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static void write_once(atomic<T>& a, T v, src_loc loc = {}) {
+        k().point(loc);
+        a.v_.store(v, rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static T load_acquire(const atomic<T>& a, src_loc loc = {}) {
+        k().point(loc);
+        return a.v_.load(rl::mo_acquire, k().info(loc));
+    }
+    template <class T>
+    static void store_release(atomic<T>& a, T v, src_loc loc = {}) {
+        k().point(loc);
+        a.v_.store(v, rl::mo_release, k().info(loc));
+    }
+    // Fully ordered: seq_cst fence; seq_cst CAS; seq_cst fence (the table's row, on success and
+    // failure alike, as the kernel's try_cmpxchg is ordered either way on the archs it targets).
+    template <class T>
+    static bool try_cmpxchg(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+        k().point(loc);
+        const rl::debug_info i = k().info(loc);
+        rl::atomic_thread_fence(rl::mo_seq_cst, i);
+        const bool ok = a.v_.compare_exchange_strong(old, nv, rl::mo_seq_cst, i, rl::mo_seq_cst, i);
+        rl::atomic_thread_fence(rl::mo_seq_cst, i);
+        return ok;
+    }
+    template <class T>
+    static bool try_cmpxchg_acquire(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+        return cas(a, old, nv, rl::mo_acquire, loc);
+    }
+    template <class T>
+    static bool try_cmpxchg_release(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+        return cas(a, old, nv, rl::mo_release, loc);
+    }
+    template <class T>
+    static bool try_cmpxchg_relaxed(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+        return cas(a, old, nv, rl::mo_relaxed, loc);
+    }
+    // CPU-local CAS: one instruction on this CPU (no delivery point inside), but against other
+    // CPUs a separate read and write with a scheduling point between them.
+    template <class T>
+    static bool try_cmpxchg_local(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+        k().point(loc);
+        return local_cas(a, old, nv, "try_cmpxchg_local", loc);
+    }
+    static void smp_mb(src_loc loc = {}) { fence(rl::mo_seq_cst, loc); }
+    static void smp_rmb(src_loc loc = {}) { fence(rl::mo_acquire, loc); }
+    static void smp_wmb(src_loc loc = {}) { fence(rl::mo_release, loc); }
+
+    template <class T>
+    static T plain_read(const cell<T>& c, src_loc loc = {}) {
+        return c.v_(k().info(loc));
+    }
+    template <class T>
+    static void plain_write(cell<T>& c, T v, src_loc loc = {}) {
+        c.v_(k().info(loc)) = v;
+    }
+    template <class T>
+    static T peek(const atomic<T>& a) {
+        return a.v_.debug_value();
+    }
+
+    // ----- CPUs -----
+    static cpumask possible_mask() { return k().config().possible; }
+    static cpumask online_mask() { return k().online(); }
+    static unsigned nr_cpu_ids() { return possible_mask().span(); }
+    static bool cpu_possible(unsigned c) { return possible_mask().test(c); }
+    static unsigned num_possible_cpus() { return possible_mask().weight(); }
+    static bool cpu_online(unsigned c) { return online_mask().test(c); }
+    static bool cpu_dying(unsigned c) { return k().dying().test(c); }
+    static unsigned num_online_cpus() { return online_mask().weight(); }
+    static unsigned smp_processor_id(src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("smp_processor_id()", loc);
+        return k().current_cpu();
+    }
+    static unsigned raw_smp_processor_id(src_loc loc = {}) {
+        k().point(loc);
+        return k().current_cpu();
+    }
+
+    // ----- interrupts and preemption -----
+    static irq_flags local_irq_save(src_loc loc = {}) {
+        k().point(loc);
+        return k().irq_save();
+    }
+    static void local_irq_restore(irq_flags f, src_loc = {}) { k().irq_restore(f); }
+    static bool irqs_disabled() { return k().irqs_disabled(); }
+    static bool in_task() {
+        const model::kernel::task_state* t = k().current_task();
+        return t == nullptr || t->depth == 0;
+    }
+    static void preempt_disable(src_loc loc = {}) {
+        k().point(loc);
+        k().preempt_disable();
+    }
+    static void preempt_enable(src_loc = {}) { k().preempt_enable(); }
+
+    // ----- per-CPU operations -----
+    template <class T>
+    static T this_cpu_read(const percpu<T>& p, src_loc loc = {}) {
+        k().point(loc);
+        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static void this_cpu_write(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        mine(p).v_.store(v, rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static void this_cpu_add(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        local_add(mine(p), v, "this_cpu_add", false, loc);
+    }
+    template <class T>
+    static void this_cpu_sub(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        local_add(mine(p), static_cast<T>(T{0} - v), "this_cpu_sub", false, loc);
+    }
+    template <class T>
+    static bool this_cpu_try_cmpxchg(percpu<T>& p, T& old, T nv, src_loc loc = {}) {
+        k().point(loc);
+        return local_cas(mine(p), old, nv, "this_cpu_try_cmpxchg", loc);
+    }
+    template <class T>
+    static T this_cpu_read_nocheck(const percpu<T>& p, src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("__this_cpu_read()", loc);
+        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static void this_cpu_write_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("__this_cpu_write()", loc);
+        mine(p).v_.store(v, rl::mo_relaxed, k().info(loc));
+    }
+    // The generic __this_cpu RMWs: a read and a write that an interrupt on this CPU can split.
+    template <class T>
+    static void this_cpu_add_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("__this_cpu_add()", loc);
+        local_add(mine(p), v, "__this_cpu_add", true, loc);
+    }
+    template <class T>
+    static void this_cpu_sub_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("__this_cpu_sub()", loc);
+        local_add(mine(p), static_cast<T>(T{0} - v), "__this_cpu_sub", true, loc);
+    }
+    template <class T>
+    static bool this_cpu_try_cmpxchg_nocheck(percpu<T>& p, T& old, T nv, src_loc loc = {}) {
+        k().point(loc);
+        k().check_preemption_disabled("__this_cpu_cmpxchg()", loc);
+        atomic<T>& a = mine(p);
+        k().local_rmw_begin(a.local_, "__this_cpu_cmpxchg", loc);
+        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
+        k().point(loc);  // generic form: an interrupt may land between the read and the write
+        const bool ok = cur == old;
+        if (ok)
+            a.v_.store(nv, rl::mo_relaxed, k().info(loc));
+        else
+            old = cur;
+        k().local_rmw_end(a.local_);
+        return ok;
+    }
+    template <class T>
+    static T raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
+        k().point(loc);
+        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+    }
+    // Remote plain word accesses (modeling assumption: untorn, hence relaxed atomics).
+    template <class T>
+    static T per_cpu_read(const percpu<T>& p, unsigned cpu, src_loc loc = {}) {
+        k().point(loc);
+        return p.slots_[cpu].v_.load(rl::mo_relaxed, k().info(loc));
+    }
+    template <class T>
+    static void per_cpu_write(percpu<T>& p, unsigned cpu, T v, src_loc loc = {}) {
+        k().point(loc);
+        const_cast<percpu<T>&>(p).slots_[cpu].v_.store(v, rl::mo_relaxed, k().info(loc));
+    }
+
+    // ----- locks: raw_spin_lock disables preemption, as in the kernel -----
+    static void spin_lock(spinlock& l, src_loc loc = {}) {
+        k().point(loc);
+        k().preempt_disable();
+        l.m_.lock(k().info(loc));
+    }
+    static void spin_unlock(spinlock& l, src_loc loc = {}) {
+        k().point(loc);
+        l.m_.unlock(k().info(loc));
+        k().preempt_enable();
+    }
+    static irq_flags spin_lock_irqsave(spinlock& l, src_loc loc = {}) {
+        const irq_flags f = local_irq_save(loc);
+        k().preempt_disable();
+        l.m_.lock(k().info(loc));
+        return f;
+    }
+    static void spin_unlock_irqrestore(spinlock& l, irq_flags f, src_loc loc = {}) {
+        spin_unlock(l, loc);
+        local_irq_restore(f, loc);
+    }
+
+    // ----- memory, diagnostics, choice -----
+    static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
+        return rl::rl_malloc(bytes, k().info(loc));
+    }
+    static void kfree(void* p, src_loc loc = {}) {
+        if (p) rl::rl_free(p, k().info(loc));
+    }
+    static bool warn_once(bool cond, const char* what, src_loc loc = {}) {
+        if (cond) k().warn(what, loc);
+        return cond;
+    }
+    static void cpu_relax(src_loc loc = {}) { rl::ctx().yield(1, k().info(loc)); }
+    template <class T>
+    static void declare_cpu_local(atomic<T>& a, unsigned cpu) {
+        a.local_.owner = static_cast<int>(cpu);
+    }
+    static unsigned choose(unsigned n) { return n <= 1 ? 0 : rl::rand(n); }
+
+    // ----- harness side: hotplug steps and interrupt handlers -----
+    static void set_cpu_online(unsigned cpu, bool on, src_loc loc = {}) {
+        k().point(loc);
+        k().log(loc, "cpu%u %s the online mask", cpu, on ? "enters" : "leaves");
+        k().set_online(cpu, on);
+    }
+    static void set_cpu_dying(unsigned cpu, bool dying, src_loc loc = {}) {
+        k().point(loc);
+        k().log(loc, "cpu%u %s dying", cpu, dying ? "marked" : "no longer");
+        k().set_dying(cpu, dying);
+    }
+    static void set_irq_handler(unsigned cpu, model::handler_fn fn, void* arg) {
+        k().set_irq_handler(cpu, fn, arg);
+    }
+    static void set_nmi_handler(unsigned cpu, model::handler_fn fn, void* arg) {
+        k().set_nmi_handler(cpu, fn, arg);
+    }
+
+private:
+    static model::kernel& k() { return model::kernel::get(); }
+
+    template <class T>
+    static atomic<T>& mine(const percpu<T>& p) {
+        return const_cast<percpu<T>&>(p).slots_[k().current_cpu()];
+    }
+    template <class T>
+    static bool cas(atomic<T>& a, T& old, T nv, rl::memory_order mo, src_loc loc) {
+        k().point(loc);
+        const rl::debug_info i = k().info(loc);
+        return a.v_.compare_exchange_strong(old, nv, mo, i, rl::mo_relaxed, i);
+    }
+    static void fence(rl::memory_order mo, src_loc loc) {
+        k().point(loc);
+        rl::atomic_thread_fence(mo, k().info(loc));
+    }
+    template <class T>
+    static bool local_cas(atomic<T>& a, T& old, T nv, const char* what, src_loc loc) {
+        k().local_rmw_begin(a.local_, what, loc);
+        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
+        // Relacy may schedule another CPU here: the store below is not SMP-atomic with the load.
+        const bool ok = cur == old;
+        if (ok)
+            a.v_.store(nv, rl::mo_relaxed, k().info(loc));
+        else
+            old = cur;
+        k().local_rmw_end(a.local_);
+        return ok;
+    }
+    template <class T>
+    static void local_add(atomic<T>& a, T v, const char* what, bool splittable, src_loc loc) {
+        k().local_rmw_begin(a.local_, what, loc);
+        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
+        if (splittable) k().point(loc);
+        a.v_.store(static_cast<T>(cur + v), rl::mo_relaxed, k().info(loc));
+        k().local_rmw_end(a.local_);
+    }
+};
+
+}  // namespace kverify
