@@ -107,6 +107,13 @@ public:
         warnings_ = 0;
     }
 
+    // The scheduler's synchronisation per CPU (the run-queue lock and its barriers): one modeled
+    // atomic per CPU that the task leaving a CPU and the task arriving on it both RMW with
+    // acq_rel, so a task that runs on a CPU after another sees what the other did there.
+    void attach_runqueues(rl::atomic<unsigned>* rq) noexcept {
+        for (unsigned c = 0; c < max_cpus; ++c) rq_[c] = &rq[c];
+    }
+
     void set_irq_handler(unsigned cpu, handler_fn fn, void* arg) noexcept {
         cpus_[cpu].irq_fn = fn;
         cpus_[cpu].irq_arg = arg;
@@ -127,7 +134,7 @@ public:
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
-        cpus_[t.cpu].holder = -1;
+        release_cpu(t.cpu, src_loc("kernel", 0, "task end"));
     }
 
     // ----- queries -----
@@ -325,7 +332,7 @@ private:
         task_state& t = tasks_[me];
         --migrations_left_;
         log(loc, "migrate T%u cpu%u -> cpu%u", me, t.cpu, to);
-        cpus_[t.cpu].holder = -1;
+        release_cpu(t.cpu, loc);
         t.cpu = to;
         acquire_cpu(me, to, loc);
     }
@@ -334,7 +341,7 @@ private:
         const unsigned me = rl::thread_index();
         task_state& t = tasks_[me];
         log(loc, "T%u preempted on cpu%u", me, t.cpu);
-        cpus_[t.cpu].holder = -1;
+        release_cpu(t.cpu, loc);
         acquire_cpu(me, t.cpu, loc);
     }
 
@@ -346,6 +353,20 @@ private:
             --c.waiters;
         }
         c.holder = static_cast<int>(task);
+        runqueue_sync(cpu, loc);  // pairs with the one in release_cpu
+    }
+
+    void release_cpu(unsigned cpu, src_loc loc) {
+        runqueue_sync(cpu, loc);  // pairs with the one in acquire_cpu
+        cpus_[cpu].holder = -1;
+    }
+
+    // Only when CPUs can change hands at all (a migration budget or more tasks than CPUs); done
+    // without a scheduling point of its own: the handoff already happens at a delivery point.
+    void runqueue_sync(unsigned cpu, src_loc loc) {
+        if (cfg_.migration_budget == 0 && cfg_.nr_tasks <= online_.weight()) return;
+        rl::preemption_disabler no_switch(rl::ctx());
+        rq_[cpu]->fetch_add(1, rl::mo_acq_rel, info(loc));
     }
 
     static const char* intern(const char* s) {
@@ -355,6 +376,7 @@ private:
     }
 
     kernel_config cfg_{};
+    rl::atomic<unsigned>* rq_[max_cpus] = {};
     cpu_state cpus_[max_cpus]{};
     task_state tasks_[max_tasks]{};
     unsigned migrations_left_ = 0;

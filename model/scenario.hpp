@@ -41,6 +41,13 @@ struct suite : rl::test_suite<suite<Scenario>, Scenario::tasks> {
     struct reset {
         reset() { kernel::get().begin_iteration(); }
     } reset_;
+    struct runqueues {
+        rl::atomic<unsigned> rq[max_cpus];
+        runqueues() {
+            for (auto& q : rq) q.store(0, rl::mo_relaxed, RL_INFO);
+            kernel::get().attach_runqueues(rq);
+        }
+    } runqueues_;
     Scenario s_{params};
 
     void thread(unsigned t) {
