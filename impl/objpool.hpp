@@ -627,6 +627,10 @@ private:
                 // we read): re-read head, relaxed because the cas below validates it anyway.
                 if (read_last(s) - head - 1 >= static_cast<std::uint32_t>(nr_objs_)) {
                     head = Env::read_once(s.head);
+                    // Not in the kernel: marks the spin-loop iteration (a pause on real CPUs;
+                    // in the model the yield the mapping table prescribes for spin loops, so
+                    // the search stays fair instead of spinning on stale values).
+                    Env::cpu_relax();
                     continue;
                 }
             }

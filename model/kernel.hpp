@@ -291,11 +291,16 @@ public:
 private:
     kernel() = default;
 
+    // Once the budget is gone every later point stops at once: Relacy replays a stopped search
+    // from the interrupted execution to record its history, and that replay must stop too
+    // instead of running the rest of the search.
     void check_deadline(src_loc loc) {
-        if (!has_deadline_ || (++deadline_tick_ & 1023u) != 0) return;
-        if (std::chrono::steady_clock::now() < deadline_) return;
-        budget_exhausted_ = true;
-        has_deadline_ = false;
+        if (!has_deadline_) return;
+        if (!budget_exhausted_) {
+            if ((++deadline_tick_ & 1023u) != 0) return;
+            if (std::chrono::steady_clock::now() < deadline_) return;
+            budget_exhausted_ = true;
+        }
         rl::ctx().rl_until("time budget exhausted", info(loc));
     }
 
