@@ -109,11 +109,14 @@ struct objpool_fix_acquire_last : objpool_v6_15 {
 };
 
 // ----- known-bad mutants: one line each away from the variant they derive from -----
+// Most derive from fix-acquire-last, the variant that passes in the C11 model: derived from a
+// kernel version, the model would report the kernel's own finding (proofs/objpool.md, F1) in
+// the same configurations, and the mutant's bug would not be told apart from it.
 
 // Kept to prove the checker finds a popper reading an entry that is not written yet (lost or
 // duplicated object, even under sequential consistency): push publishes `last` before it
 // writes the entry; never for use.
-struct objpool_mut_publish_before_entry : objpool_v6_15 {
+struct objpool_mut_publish_before_entry : objpool_fix_acquire_last {
     static constexpr const char* name = "mut-publish-before-entry";
     static constexpr bool known_bad = true;
     static constexpr bool push_commit_first = true;
@@ -131,7 +134,7 @@ struct objpool_mut_push_remote : objpool_local_cas {
 // Kept to prove the checker finds nested pushes on one CPU (an IRQ between reservation and
 // commit publishes an unwritten entry, then `last` moves backwards) and pushes from a migrated
 // task: push runs with irqs on; never for use.
-struct objpool_mut_push_irqs_on : objpool_v6_15 {
+struct objpool_mut_push_irqs_on : objpool_fix_acquire_last {
     static constexpr const char* name = "mut-push-irqs-on";
     static constexpr bool known_bad = true;
     static constexpr bool push_irqs_off = false;
@@ -156,10 +159,20 @@ struct objpool_mut_pop_head_relaxed : objpool_v6_7_rc1 {
     static constexpr bool pop_head_release = false;
 };
 
+// Kept to prove the checker finds the v6.7-rc1 head overrun on its own: rc1's pop, but with
+// `last` read by load_acquire as in fix-acquire-last, so the stale-entry finding of the kernel
+// pops (proofs/objpool.md) cannot mask it. A failed release cas refreshes head without
+// ordering; a stale `last` below it then passes rc1's `head != last` test; never for use.
+struct objpool_mut_rc1_acquire_last : objpool_v6_7_rc1 {
+    static constexpr const char* name = "mut-rc1-acquire-last";
+    static constexpr bool known_bad = true;
+    static constexpr bool pop_last_acquire = true;
+};
+
 // Kept to prove the checker finds a popper reading an entry that the owner already refilled
 // (duplicate object; needs nr_objs == capacity, e.g. 1, 2 or 4): pop moves `head` first and
 // reads the entry afterwards; never for use.
-struct objpool_mut_pop_entry_after_head : objpool_v6_15 {
+struct objpool_mut_pop_entry_after_head : objpool_fix_acquire_last {
     static constexpr const char* name = "mut-pop-entry-after-head";
     static constexpr bool known_bad = true;
     static constexpr bool pop_entry_after_head = true;
@@ -168,7 +181,7 @@ struct objpool_mut_pop_entry_after_head : objpool_v6_15 {
 // Kept to prove the checker finds ring overflow once objects drift to one CPU (a live entry is
 // overwritten: lost and duplicated objects, even sequentially): the capacity is sized for one
 // CPU's share, ceil(nr_objs / N), instead of for every object; never for use.
-struct objpool_mut_small_capacity : objpool_v6_15 {
+struct objpool_mut_small_capacity : objpool_fix_acquire_last {
     static constexpr const char* name = "mut-small-capacity";
     static constexpr bool known_bad = true;
     static constexpr bool capacity_holds_all = false;
@@ -203,12 +216,12 @@ using objpool_bad_variants =
     objpool_variant_list<objpool_v6_7_rc1, objpool_mut_publish_before_entry,
                          objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
                          objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head,
-                         objpool_mut_small_capacity>;
+                         objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
 using objpool_all_variants = objpool_variant_list<
     objpool_v6_7, objpool_v6_10, objpool_v6_15, objpool_local_cas, objpool_fix_acquire_last,
     objpool_v6_7_rc1, objpool_mut_publish_before_entry, objpool_mut_push_remote,
     objpool_mut_push_irqs_on, objpool_mut_commit_once, objpool_mut_pop_head_relaxed,
-    objpool_mut_pop_entry_after_head, objpool_mut_small_capacity>;
+    objpool_mut_pop_entry_after_head, objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
 
 static_assert(objpool_good_variants::all_known_bad(false), "a good variant is marked known bad");
 static_assert(objpool_bad_variants::all_known_bad(true), "a mutant is not marked known bad");
