@@ -191,8 +191,8 @@ void register_checks() {
         reg<pcc_local_cas, 2>("smp-folds", what, p);
         reg<pcc_mut_unlocked_fold, 2>("smp-folds", what, p);
     }
-    // smp3-irq (tier full): three CPUs adding and folding, one also summing, an IRQ adding +2
-    // on each.
+    // smp3-irq (too big to search exhaustively: bounded and sampled rows): three CPUs adding and
+    // folding, one also summing, an IRQ adding +2 on each.
     {
         params p;
         p.kernel = cpus(3);
@@ -213,7 +213,7 @@ void register_checks() {
         reg<pcc_mut_write_back, 3>("smp3-irq", what, p);
         reg<pcc_mut_unlocked_fold, 3>("smp3-irq", what, p);
     }
-    // mig2-irq (tier full): two migrations and an IRQ adding +2 on each CPU.
+    // mig2-irq (bounded and sampled rows): two migrations and an IRQ adding +2 on each CPU.
     {
         params p;
         p.kernel = cpus(2);

@@ -47,8 +47,8 @@ void register_checks() {
         reg<pcc_preempt_only, 3>("hotplug", what, p);
         reg<pcc_mut_sum_skips_dying, 3>("hotplug", what, p);
     }
-    // hotplug-irq (tier full): the same with an IRQ adding +2 on the reader's CPU and on the
-    // CPU doing the hotplug steps, and one on the dying CPU before it goes down.
+    // hotplug-irq (bounded and sampled rows): the same with an IRQ adding +2 on the reader's CPU
+    // and on the CPU doing the hotplug steps, and one on the dying CPU before it goes down.
     {
         params p;
         p.kernel.possible = p.kernel.online = cpumask::first_n(3);
