@@ -30,8 +30,10 @@ namespace kverify {
 // The kernel passes an s32 batch and relies, without saying so, on small batches. Our bound keeps
 // every intermediate value of every variant inside s32: a fast-path amount is below 2 x batch in
 // magnitude (|local| < batch and |local + amount| < batch), a limited_add() local reaches at most
-// batch, and a preempt-only local broken by an interrupt stays below 3 x batch (see
-// add_batch_decide_then_add). Amounts are s64; `count`, amounts and limits must stay far from
+// batch, and one interrupted preempt-only add starting below batch leaves the local below
+// 3 x batch (see add_batch_decide_then_add). Along a run of interrupted preempt-only adds the
+// local keeps growing (two give 4 x batch - 4, lemma pcc_preempt_only_two_irqs) and can leave
+// s32: that variant is known bad and outside this guarantee. Amounts are s64; `count`, amounts and limits must stay far from
 // S64_MIN/S64_MAX (|x| <= 2^62 is ample), as the kernel also assumes.
 inline constexpr std::int32_t pcc_max_batch = INT32_MAX / 3;
 
@@ -105,7 +107,8 @@ struct pcc_irqsave : detail::pcc_variant_base {
 
 // Before v6.3: decide-then-add with only preemption off. An interrupt that adds on this CPU
 // between the read and the add is not lost (the add and the fold's subtraction are relative) but
-// the delta can end at or beyond the batch: |local| < 3 x batch is all that holds. Known bad:
+// the delta can end at or beyond the batch: |local| < 3 x batch after one interrupted add from a
+// sound delta, and no bound at all along a run (proofs/percpu_counter.md). Known bad:
 // kept as the kernel had it, to prove the checker finds the broken batch bound; never for use.
 struct pcc_preempt_only : detail::pcc_variant_base {
     static constexpr const char* name = "preempt-only";
@@ -467,7 +470,7 @@ private:
             // preempt-only: an interrupt on this CPU may have changed the delta since the read
             // (leaving it below batch, as every add run with irqs off does). this_cpu_add is
             // irq-safe, so nothing is lost, but only |local| < batch + 2 x batch = 3 x batch
-            // holds after it.
+            // holds after it, and only if the local was below batch when the add started.
             Env::this_cpu_add(counters_, static_cast<s32>(amount));
         }
     }
