@@ -48,9 +48,8 @@ options:
   --trace           print the counterexample trace (run prints it by default; verify on mismatch)
 )";
 
-const check& find_check(const std::string& name) {
-    for (const check& c : registry())
-        if (c.name == name) return c;
+const check& check_named(const std::string& name) {
+    if (const check* c = find_check(name)) return *c;
     usage_error("unknown check '" + name + "' (see 'kverify list')");
 }
 
@@ -81,7 +80,7 @@ std::vector<expected_row> load_expected(const std::string& path) {
         if (r.tier != "quick" && r.tier != "full")
             usage_error(path + ":" + std::to_string(n) + ": tier must be quick or full");
         r.line = n;
-        find_check(r.name);  // unknown names are an error in the table, not a skipped row
+        check_named(r.name);  // unknown names are an error in the table, not a skipped row
         rows.push_back(r);
     }
     return rows;
@@ -163,8 +162,8 @@ int cmd_list(const options& o) {
 
 int cmd_run(const options& o) {
     if (o.positional.size() != 1) usage_error("run takes one check name");
-    const check& c = find_check(o.positional[0]);
-    const verdict v = c.run(parse_search(o, o.search));
+    const check& c = check_named(o.positional[0]);
+    const verdict v = c.run("relacy", parse_search(o, o.search));
     print_verdict(c, v, true);
     return v.outcome == "inconclusive" ? 3 : 0;
 }
@@ -174,8 +173,8 @@ int cmd_check(const options& o) {
     const search_spec spec = parse_search(o, o.positional[1]);
     for (const expected_row& r : load_expected(o.expected)) {
         if (r.name != o.positional[0] || r.search.str() != spec.str()) continue;
-        const check& c = find_check(r.name);
-        const verdict v = c.run(spec);
+        const check& c = check_named(r.name);
+        const verdict v = c.run("relacy", spec);
         const std::string m = mismatch(r, v);
         print_verdict(c, v, !m.empty() || o.trace);
         std::cout << "  expected: " << r.outcome << " (" << o.expected << ":" << r.line << ")\n"
@@ -200,10 +199,10 @@ int cmd_verify(const options& o) {
     int bad = 0;
     std::string failures;
     for (const expected_row& r : rows) {
-        const check& c = find_check(r.name);
+        const check& c = check_named(r.name);
         search_spec spec = r.search;
         spec.budget_s = o.budget;
-        const verdict v = c.run(spec);
+        const verdict v = c.run("relacy", spec);
         const std::string m = mismatch(r, v);
         std::printf("%-*s  %-14s  %-14s  %-14s  %11llu  %7.2fs  %s\n", int(width), r.name.c_str(),
                     spec.str().c_str(), v.outcome.c_str(), r.outcome.c_str(),
