@@ -16,6 +16,7 @@ namespace {
 
 struct expected_row {
     std::string name;
+    std::string engine;
     search_spec search;
     std::string outcome;
     std::string executions;  // "-" when not pinned
@@ -44,13 +45,13 @@ options:
   --tier T          quick, full or all (verify)
   --filter REGEX    only checks whose name matches (verify, list)
   --search S        exhaustive | bounded:K | sampled:N (run; default exhaustive)
+  --engine E        the engine (run: default relacy; check, verify: only rows of engine E)
   --budget SEC      wall-clock budget per search; when it runs out the verdict is inconclusive
   --trace           print the counterexample trace (run prints it by default; verify on mismatch)
 )";
 
-const check& find_check(const std::string& name) {
-    for (const check& c : registry())
-        if (c.name == name) return c;
+const check& check_named(const std::string& name) {
+    if (const check* c = find_check(name)) return *c;
     usage_error("unknown check '" + name + "' (see 'kverify list')");
 }
 
@@ -67,21 +68,26 @@ std::vector<expected_row> load_expected(const std::string& path) {
         std::stringstream ss(line);
         std::string field;
         while (std::getline(ss, field, '\t')) f.push_back(field);
-        if (f.size() != 5)
+        if (f.size() != 6)
             usage_error(path + ":" + std::to_string(n) +
-                        ": expected 5 tab-separated fields: check search outcome executions tier");
+                        ": expected 6 tab-separated fields: check engine search expected "
+                        "executions tier");
         expected_row r;
         r.name = f[0];
+        r.engine = f[1];
         std::string err;
-        if (!search_spec::parse(f[1], r.search, err))
+        if (!search_spec::parse(f[2], r.search, err))
             usage_error(path + ":" + std::to_string(n) + ": " + err);
-        r.outcome = f[2];
-        r.executions = f[3];
-        r.tier = f[4];
+        r.outcome = f[3];
+        r.executions = f[4];
+        r.tier = f[5];
         if (r.tier != "quick" && r.tier != "full")
             usage_error(path + ":" + std::to_string(n) + ": tier must be quick or full");
         r.line = n;
-        find_check(r.name);  // unknown names are an error in the table, not a skipped row
+        // unknown names and engines are an error in the table, not a skipped row
+        if (!check_named(r.name).supports(r.engine))
+            usage_error(path + ":" + std::to_string(n) + ": check " + r.name +
+                        " has no engine '" + r.engine + "'");
         rows.push_back(r);
     }
     return rows;
@@ -111,6 +117,7 @@ struct options {
     std::string tier = "quick";
     std::string filter;
     std::string search = "exhaustive";
+    std::string engine;  // run: relacy when empty; check, verify: any
     double budget = 0;
     bool trace = false;
     std::vector<std::string> positional;
@@ -131,6 +138,16 @@ options parse(int argc, char** argv, int first) {
                 usage_error("--tier must be quick, full or all");
         } else if (a == "--filter") o.filter = value();
         else if (a == "--search") o.search = value();
+        else if (a == "--engine") {
+            o.engine = value();
+            bool known = false;
+            std::string all;
+            for (const std::string& e : known_engines()) {
+                known = known || e == o.engine;
+                all += (all.empty() ? "" : ", ") + e;
+            }
+            if (!known) usage_error("unknown engine '" + o.engine + "' (known: " + all + ")");
+        }
         else if (a == "--budget") {
             const std::string b = value();
             char* end = nullptr;
@@ -163,8 +180,10 @@ int cmd_list(const options& o) {
 
 int cmd_run(const options& o) {
     if (o.positional.size() != 1) usage_error("run takes one check name");
-    const check& c = find_check(o.positional[0]);
-    const verdict v = c.run(parse_search(o, o.search));
+    const check& c = check_named(o.positional[0]);
+    const std::string engine = o.engine.empty() ? "relacy" : o.engine;
+    if (!c.supports(engine)) usage_error("check " + c.name + " has no engine '" + engine + "'");
+    const verdict v = c.run(engine, parse_search(o, o.search));
     print_verdict(c, v, true);
     return v.outcome == "inconclusive" ? 3 : 0;
 }
@@ -173,9 +192,11 @@ int cmd_check(const options& o) {
     if (o.positional.size() != 2) usage_error("check takes a check name and a search");
     const search_spec spec = parse_search(o, o.positional[1]);
     for (const expected_row& r : load_expected(o.expected)) {
-        if (r.name != o.positional[0] || r.search.str() != spec.str()) continue;
-        const check& c = find_check(r.name);
-        const verdict v = c.run(spec);
+        if (r.name != o.positional[0] || r.search.str() != spec.str() ||
+            (!o.engine.empty() && r.engine != o.engine))
+            continue;
+        const check& c = check_named(r.name);
+        const verdict v = c.run(r.engine, spec);
         const std::string m = mismatch(r, v);
         print_verdict(c, v, !m.empty() || o.trace);
         std::cout << "  expected: " << r.outcome << " (" << o.expected << ":" << r.line << ")\n"
@@ -189,24 +210,26 @@ int cmd_verify(const options& o) {
     const std::regex re(o.filter.empty() ? ".*" : o.filter);
     std::vector<expected_row> rows;
     for (const expected_row& r : load_expected(o.expected))
-        if ((o.tier == "all" || r.tier == o.tier) && std::regex_search(r.name, re))
+        if ((o.tier == "all" || r.tier == o.tier) && std::regex_search(r.name, re) &&
+            (o.engine.empty() || r.engine == o.engine))
             rows.push_back(r);
     if (rows.empty()) usage_error("no expected verdicts selected");
 
     std::size_t width = 5;
     for (const expected_row& r : rows) width = std::max(width, r.name.size());
-    std::printf("%-*s  %-14s  %-14s  %-14s  %11s  %8s  %s\n", int(width), "check", "search",
+    std::printf("%-*s  %-9s  %-14s  %-14s  %-14s  %11s  %8s  %s\n", int(width), "check", "engine",
+                "search",
                 "verdict", "expected", "executions", "time", "status");
     int bad = 0;
     std::string failures;
     for (const expected_row& r : rows) {
-        const check& c = find_check(r.name);
+        const check& c = check_named(r.name);
         search_spec spec = r.search;
         spec.budget_s = o.budget;
-        const verdict v = c.run(spec);
+        const verdict v = c.run(r.engine, spec);
         const std::string m = mismatch(r, v);
-        std::printf("%-*s  %-14s  %-14s  %-14s  %11llu  %7.2fs  %s\n", int(width), r.name.c_str(),
-                    spec.str().c_str(), v.outcome.c_str(), r.outcome.c_str(),
+        std::printf("%-*s  %-9s  %-14s  %-14s  %-14s  %11llu  %7.2fs  %s\n", int(width),
+                    r.name.c_str(), r.engine.c_str(), spec.str().c_str(), v.outcome.c_str(), r.outcome.c_str(),
                     static_cast<unsigned long long>(v.executions), v.seconds,
                     m.empty() ? "ok" : "MISMATCH");
         std::fflush(stdout);

@@ -1,71 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Running one Relacy search and turning its outcome into a verdict that carries its search kind:
 // exhaustive (rl::sched_full), bounded (context bound k, rl::sched_bound) or sampled (N random
-// executions). A time budget that runs out gives "inconclusive", never "pass".
+// executions). A time budget or an execution cap that runs out gives "inconclusive", never
+// "pass". A failing search also yields its replay string: Relacy's scheduler state at the failing
+// execution (rl::test_params::final_state), which, given back as initial_state, runs exactly that
+// execution again.
 #pragma once
 
 #include "model/kernel.hpp"
+#include "model/relacy_trace.hpp"
+#include "model/verdict.hpp"
+
+#ifndef KVERIFY_SOURCE_DIR
+#define KVERIFY_SOURCE_DIR ""
+#endif
 
 namespace kverify::model {
-
-enum class search_kind { exhaustive, bounded, sampled };
-
-struct search_spec {
-    search_kind kind = search_kind::exhaustive;
-    unsigned bound = 0;          // context bound, for bounded
-    std::uint64_t samples = 0;   // executions, for sampled
-    unsigned depth_limit = 20000;  // steps per execution before Relacy calls it a livelock
-    double budget_s = 0;         // wall-clock budget, 0 = none
-
-    // "exhaustive", "bounded:K" or "sampled:N"
-    std::string str() const {
-        switch (kind) {
-            case search_kind::exhaustive: return "exhaustive";
-            case search_kind::bounded: return "bounded:" + std::to_string(bound);
-            case search_kind::sampled: return "sampled:" + std::to_string(samples);
-        }
-        return "?";
-    }
-    static bool parse(const std::string& s, search_spec& out, std::string& err) {
-        search_spec r;
-        const auto num = [&](const std::string& prefix, std::uint64_t& v) {
-            if (s.compare(0, prefix.size(), prefix) != 0) return false;
-            const std::string digits = s.substr(prefix.size());
-            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-                digits.size() > 12)
-                return false;
-            v = std::stoull(digits);
-            return v > 0;
-        };
-        std::uint64_t v = 0;
-        if (s == "exhaustive") {
-            r.kind = search_kind::exhaustive;
-        } else if (num("bounded:", v) && v <= 64) {
-            r.kind = search_kind::bounded;
-            r.bound = static_cast<unsigned>(v);
-        } else if (num("sampled:", v)) {
-            r.kind = search_kind::sampled;
-            r.samples = v;
-        } else {
-            err = "invalid search '" + s + "' (expected exhaustive, bounded:K with 1<=K<=64, or "
-                  "sampled:N with N>=1)";
-            return false;
-        }
-        out = r;
-        return true;
-    }
-};
-
-struct verdict {
-    std::string outcome;  // "pass", "inconclusive", or the class of the violation found
-    std::string detail;   // the violation's message
-    std::uint64_t executions = 0;
-    search_spec search;
-    double seconds = 0;
-    std::string trace;  // counterexample, in kernel terms (empty on pass)
-
-    bool found_violation() const { return outcome != "pass" && outcome != "inconclusive"; }
-};
 
 namespace detail {
 
@@ -85,24 +35,43 @@ inline const char* relacy_outcome(rl::test_result_e r) {
     }
 }
 
-// Keeps Relacy's global history (one line per event, in execution order) and drops the
-// per-thread repetition that follows it.
-inline std::string trim_history(const std::string& out) {
-    std::istringstream in(out);
-    std::string line, result;
-    bool in_history = false;
-    while (std::getline(in, line)) {
-        if (!in_history) {
-            if (line.rfind("execution history", 0) == 0) in_history = true;
-            else if (!line.empty() && line.find_first_of(" :") != std::string::npos &&
-                     line.rfind("iteration:", 0) != 0)
-                result += line + "\n";  // the failure line
-            continue;
+// Executions of the search running now (counted in counted<Suite>::before) and the cap on them.
+struct search_counter {
+    std::uint64_t executions = 0;
+    std::uint64_t cap = 0;  // 0: none
+    bool cap_hit = false;
+};
+
+inline search_counter& counter() {
+    static search_counter c;
+    return c;
+}
+
+// The scenario's suite, counting executions: Relacy calls before() once at the start of each.
+template <class Suite>
+struct counted : Suite {
+    void before() {
+        search_counter& c = counter();
+        ++c.executions;
+        // Sticky once hit: Relacy then replays the stopping execution to print its history, and
+        // that replay must stop at once as well.
+        if (c.cap != 0 && c.executions > c.cap) {
+            c.cap_hit = true;
+            rl::ctx().rl_until("execution cap reached", RL_INFO);
         }
-        if (line.empty()) break;
-        result += line + "\n";
+        progress_tick(c.executions);
+        Suite::before();
     }
-    return result;
+};
+
+inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
+    for (unsigned c = 0; c < max_cpus; ++c) {
+        if (l.irq >= 0) cfg.irq_budget[c] = std::min(cfg.irq_budget[c], unsigned(l.irq));
+        if (l.nmi >= 0) cfg.nmi_budget[c] = std::min(cfg.nmi_budget[c], unsigned(l.nmi));
+    }
+    if (l.migrations >= 0)
+        cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
+    return cfg;
 }
 
 }  // namespace detail
@@ -110,7 +79,7 @@ inline std::string trim_history(const std::string& out) {
 template <class Suite>
 verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
     kernel& k = kernel::get();
-    k.configure(cfg);
+    k.configure(detail::apply_limits(cfg, spec.limits));
     k.reset_run();
     const auto start = std::chrono::steady_clock::now();
     if (spec.budget_s > 0)
@@ -118,6 +87,10 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
                                    std::chrono::duration<double>(spec.budget_s)));
     else
         k.clear_deadline();
+    const bool replay = !spec.replay.empty();
+    detail::search_counter& counter = detail::counter();
+    counter = detail::search_counter{};
+    counter.cap = replay ? 1 : spec.execution_cap;  // a replay runs one execution, never more
 
     // Relacy replaces operator new while a search runs: its output goes through buffers that
     // allocate with malloc directly (rl::ostringstream), never through operator new.
@@ -137,24 +110,44 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
             p.iteration_count = static_cast<rl::iteration_t>(spec.samples);
             break;
     }
-    rl::simulate<Suite>(p);
+    if (replay) {
+        // "<execution> <scheduler state>": Relacy starts at that execution with that state and,
+        // collecting history from the start, prints it when the execution fails.
+        p.initial_state = spec.replay.c_str();
+        p.collect_history = true;
+    }
+    rl::simulate<detail::counted<Suite>>(p);
     k.clear_deadline();
 
     verdict v;
     v.search = spec;
     v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     v.executions = p.stop_iteration;
+    char buf[160];
     if (k.budget_exhausted()) {
         v.outcome = "inconclusive";
-        v.detail = "time budget of " + std::to_string(spec.budget_s) + " s exhausted after " +
-                   std::to_string(p.stop_iteration) + " executions";
+        std::snprintf(buf, sizeof buf, "time budget of %g s exhausted after %llu executions",
+                      spec.budget_s, static_cast<unsigned long long>(p.stop_iteration));
+        v.detail = buf;
+    } else if (counter.cap_hit && replay) {
+        v.outcome = "pass";
+        v.detail = "the saved execution runs to the end without a violation";
+        v.replay = spec.replay;
+    } else if (counter.cap_hit) {
+        v.outcome = "inconclusive";
+        std::snprintf(buf, sizeof buf, "execution cap of %llu reached",
+                      static_cast<unsigned long long>(spec.execution_cap));
+        v.detail = buf;
     } else if (p.test_result == rl::test_result_success) {
         v.outcome = "pass";
+        if (replay) v.detail = "the saved execution runs to the end without a violation";
     } else {
         const violation_record& r = k.violation();
         v.outcome = r.set ? r.cls : detail::relacy_outcome(p.test_result);
         v.detail = r.set ? std::string(r.msg) : std::string(rl::test_result_str(p.test_result));
-        v.trace = detail::trim_history(std::string(out.str().c_str()));
+        v.trace = detail::clean_relacy_trace(std::string(out.str().c_str()), KVERIFY_SOURCE_DIR,
+                                             spec.raw_trace);
+        v.replay = replay ? spec.replay : std::string(p.final_state.c_str());
     }
     return v;
 }

@@ -9,9 +9,13 @@
 //   void invariant();                            // optional: checked at every step (peek only)
 //   void after();                                // optional: checked at quiescence
 // Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
-// expected verdicts name. A check is a scenario + params under a unique name.
+// expected verdicts name. A check is a scenario + params under a unique name, registered with
+// add_check for every engine in engine_runners (model/registry.hpp).
 #pragma once
 
+#include <stdexcept>
+
+#include "model/registry.hpp"
 #include "model/runner.hpp"
 
 namespace kverify::model {
@@ -67,31 +71,45 @@ verdict run_scenario(const typename Scenario::params& p, const search_spec& spec
     return run_suite<suite<Scenario>>(spec, cfg);
 }
 
-struct check {
-    std::string name;       // unique: algorithm/variant/config
-    std::string algorithm;  // objpool, percpu_counter, litmus, kernel-model
-    std::string variant;
-    std::string config;  // human summary of the configuration
-    std::function<verdict(const search_spec&)> run;
+// The engines that can run a scenario type, each with its runner. An engine is plugged in by
+// adding its entry here; every check of the scenario then lists it and dispatches to it.
+template <class Scenario>
+struct engine_runner {
+    const char* name;
+    verdict (*run)(const typename Scenario::params&, const search_spec&);
 };
 
-inline std::vector<check>& registry() {
-    static std::vector<check> r;
-    return r;
+template <class Scenario>
+std::vector<engine_runner<Scenario>> engine_runners() {
+    return {{"relacy", &run_scenario<Scenario>}};
+}
+
+inline check_budgets budgets_of(const kernel_config& k) {
+    check_budgets b;
+    for (unsigned c = 0; c < max_cpus; ++c) {
+        b.irq = std::max(b.irq, k.irq_budget[c]);
+        b.nmi = std::max(b.nmi, k.nmi_budget[c]);
+    }
+    b.migrations = k.migration_budget;
+    return b;
 }
 
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
-    registry().push_back(check{std::move(name), std::move(algorithm), std::move(variant),
-                               std::move(config), [p](const search_spec& s) {
-                                   return run_scenario<Scenario>(p, s);
-                               }});
+    check c{std::move(name), std::move(algorithm), std::move(variant), std::move(config), {},
+            budgets_of(p.kernel), nullptr};
+    for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) c.engines.push_back(r.name);
+    c.run = [p](const std::string& engine, const search_spec& s) {
+        for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) {
+            if (engine != r.name) continue;
+            verdict v = r.run(p, s);
+            v.engine = engine;
+            return v;
+        }
+        throw std::invalid_argument("engine " + engine + " cannot run this check");
+    };
+    registry().push_back(std::move(c));
 }
-
-// Runs fn() at static initialisation: each check file registers its checks this way.
-struct registrar {
-    explicit registrar(void (*fn)()) { fn(); }
-};
 
 }  // namespace kverify::model

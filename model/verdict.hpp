@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What a search is asked to do (search_spec) and what it found (verdict), for every engine.
+// No engine headers here: the command line and the result files use these types too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kverify::model {
+
+enum class search_kind { exhaustive, bounded, sampled };
+
+// Caps on a check's own interrupt and migration budgets (kernel_config), used to shrink a
+// counterexample: -1 keeps the check's budget, n >= 0 lowers it to at most n.
+struct search_limits {
+    int irq = -1;         // IRQs per CPU
+    int nmi = -1;         // NMIs per CPU
+    int migrations = -1;  // migrations, all tasks together
+
+    bool any() const { return irq >= 0 || nmi >= 0 || migrations >= 0; }
+    // "irq<=0 migrations<=1", or "" when nothing is capped
+    std::string str() const {
+        std::string s;
+        const auto add = [&s](const char* what, int v) {
+            if (v < 0) return;
+            if (!s.empty()) s += ' ';
+            s += what + std::string("<=") + std::to_string(v);
+        };
+        add("irq", irq);
+        add("nmi", nmi);
+        add("migrations", migrations);
+        return s;
+    }
+};
+
+struct search_spec {
+    search_kind kind = search_kind::exhaustive;
+    unsigned bound = 0;            // context bound, for bounded
+    std::uint64_t samples = 0;     // executions, for sampled
+    unsigned depth_limit = 20000;  // steps per execution before Relacy calls it a livelock
+    double budget_s = 0;           // wall-clock budget, 0 = none
+    std::uint64_t execution_cap = 0;  // stop (inconclusive) after this many executions, 0 = none
+    search_limits limits;
+    // Engine-specific: when set, run only the execution it names (a saved counterexample)
+    // instead of searching. Produced by the engine in verdict::replay.
+    std::string replay;
+    bool raw_trace = false;  // keep the engine's own trace text, uncleaned (for debugging)
+
+    // "exhaustive", "bounded:K" or "sampled:N"
+    std::string str() const {
+        switch (kind) {
+            case search_kind::exhaustive: return "exhaustive";
+            case search_kind::bounded: return "bounded:" + std::to_string(bound);
+            case search_kind::sampled: return "sampled:" + std::to_string(samples);
+        }
+        return "?";
+    }
+    static bool parse(const std::string& s, search_spec& out, std::string& err) {
+        search_spec r;
+        const auto num = [&](const std::string& prefix, std::uint64_t& v) {
+            if (s.compare(0, prefix.size(), prefix) != 0) return false;
+            const std::string digits = s.substr(prefix.size());
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                digits.size() > 12)
+                return false;
+            v = std::stoull(digits);
+            return true;
+        };
+        std::uint64_t v = 0;
+        if (s == "exhaustive") {
+            r.kind = search_kind::exhaustive;
+        } else if (num("bounded:", v) && v <= 64) {
+            r.kind = search_kind::bounded;
+            r.bound = static_cast<unsigned>(v);
+        } else if (num("sampled:", v) && v > 0) {
+            r.kind = search_kind::sampled;
+            r.samples = v;
+        } else {
+            err = "invalid search '" + s + "' (expected exhaustive, bounded:K with 0<=K<=64, or "
+                  "sampled:N with N>=1)";
+            return false;
+        }
+        out = r;
+        return true;
+    }
+};
+
+struct verdict {
+    std::string engine;   // the engine that ran the search (relacy, dpor-rc11, dpor-sc)
+    std::string outcome;  // "pass", "inconclusive", or the class of the violation found
+    std::string detail;   // the violation's message
+    std::uint64_t executions = 0;
+    std::uint64_t blocked = 0;  // executions the engine cut short (0 for Relacy)
+    std::string also_sc;        // "", or "yes"/"no": the violation also occurs under SC
+    search_spec search;
+    double seconds = 0;
+    std::string trace;   // counterexample, in kernel terms (empty on pass)
+    std::string replay;  // what reproduces the counterexample exactly (engine-specific)
+
+    bool found_violation() const { return outcome != "pass" && outcome != "inconclusive"; }
+};
+
+// Progress of the search running in this process. An engine calls progress_tick() once per
+// execution; the command line installs the hook (a terminal line, or a message to the parent
+// process). The hook runs inside the search: it must not allocate.
+struct progress_hook {
+    void (*fn)(void* arg, std::uint64_t executions) = nullptr;
+    void* arg = nullptr;
+};
+
+inline progress_hook& progress() {
+    static progress_hook h;
+    return h;
+}
+
+inline void progress_tick(std::uint64_t executions) {
+    // Every 256 executions: cheap next to an execution, often enough for a 4 Hz display.
+    const progress_hook& h = progress();
+    if (h.fn && (executions & 255u) == 0) h.fn(h.arg, executions);
+}
+
+}  // namespace kverify::model
