@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The v6.15 objpool protocol written by hand on std::atomic, without the Env layer: the yardstick
-// for what real_env costs (issue 9: at most 10% over this). Same accesses in the same order with
+// for what real_env costs (issue 9: at most 10% over this); also with the first seed's CPU-local
+// reservation, the yardstick for local-cas. Same accesses in the same order with
 // the same orderings as impl/objpool.hpp with objpool_v6_15: flags save / restore (pushf, popf:
 // what real_env does for cost realism), the CPU id from a thread-local, the ring arrays, the
 // range check, the walk over the possible CPUs. What it leaves out is exactly the Env's own
@@ -16,6 +17,9 @@
 
 namespace kverify::bench {
 
+// LocalCas: the first seed's reservation (local-cas), a cmpxchg without LOCK written as the
+// kernel's cmpxchg_local is (a compiler barrier included); otherwise v6.15's acquire cas.
+template <bool LocalCas>
 class handwritten_objpool {
 public:
     static inline thread_local unsigned this_cpu = 0;
@@ -55,8 +59,7 @@ public:
             const std::uint32_t head = s.head.load(std::memory_order_relaxed);  // diagnostic only
             if (__builtin_expect(tail - head > nr_objs_, 0)) warned_ = true;
             // acquire: the entry store below stays after the reservation (as in the kernel).
-        } while (!s.tail.compare_exchange_strong(tail, tail + 1, std::memory_order_acquire,
-                                                 std::memory_order_relaxed));
+        } while (!reserve(s.tail, tail));
         s.entries[tail & s.mask].store(obj, std::memory_order_relaxed);  // published by `last`
         s.last.store(tail + 1, std::memory_order_release);  // pairs with nothing in v6.15's pop
         restore_flags(flags);
@@ -94,6 +97,22 @@ private:
 #if defined(__x86_64__)
         __builtin_ia32_writeeflags_u64(f);
 #endif
+    }
+
+    static bool reserve(std::atomic<std::uint32_t>& tail_seq, std::uint32_t& tail) {
+#if defined(__x86_64__)
+        if constexpr (LocalCas) {
+            bool ok;
+            auto* p = reinterpret_cast<std::uint32_t*>(&tail_seq);
+            asm volatile("cmpxchg %3, %1"
+                         : "=@ccz"(ok), "+m"(*p), "+a"(tail)
+                         : "r"(tail + 1)
+                         : "memory");
+            return ok;
+        }
+#endif
+        return tail_seq.compare_exchange_strong(tail, tail + 1, std::memory_order_acquire,
+                                                std::memory_order_relaxed);
     }
 
     void* try_get(slot& s) {
