@@ -121,8 +121,8 @@ const int registered = [] {
                "irqsave", "threads", true});
     add_group({"pcc_sum", "percpu_counter sum() (lock, irqs off, every CPU's delta)", "",
                "possible CPUs", true});
-    add_group(
-        {"this_cpu", "per-CPU tiers and irq save/restore on real_env", "this_cpu_add", "threads"});
+    add_group({"this_cpu", "per-CPU tiers and irq save/restore on real_env, one thread",
+               "irqsave+__this_cpu_add", "threads"});
 
     pcc_sound_variants::for_each([](auto tag) {
         using V = typename decltype(tag)::type;
