@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "impl/common.hpp"
+#include "impl/real_env.hpp"  // detail::read_cpu_flags, write_cpu_flags
 
 namespace kverify::bench {
 
@@ -86,18 +87,9 @@ private:
         std::atomic<void*>* entries = nullptr;
     };
 
-    static unsigned long save_flags() noexcept {
-#if defined(__x86_64__)
-        return __builtin_ia32_readeflags_u64();
-#else
-        return 0;
-#endif
-    }
-    static void restore_flags([[maybe_unused]] unsigned long f) noexcept {
-#if defined(__x86_64__)
-        __builtin_ia32_writeeflags_u64(f);
-#endif
-    }
+    // The flags save and restore (pushf, popf), the same helpers real_env's irq save uses.
+    static unsigned long save_flags() noexcept { return detail::read_cpu_flags(); }
+    static void restore_flags(unsigned long f) noexcept { detail::write_cpu_flags(f); }
 
     static bool reserve(std::atomic<std::uint32_t>& tail_seq, std::uint32_t& tail) {
 #if defined(__x86_64__)
