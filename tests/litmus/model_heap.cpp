@@ -61,13 +61,12 @@ void register_checks() {
     const char* const names[] = {"kernel/heap-leak",          "kernel/heap-double-free",
                                  "kernel/heap-reuse-in-task", "kernel/heap-free-after",
                                  "kernel/heap-free-in-task",  "kernel/heap-no-reuse-after"};
-    const char* const what[] = {
-        "a task kmallocs and never frees",
-        "a task frees, after() frees the same block again",
-        "a task frees and allocates the same size (reuse reachable)",
-        "a task kmallocs, after() frees (no branch)",
-        "a task kmallocs and frees (one branch)",
-        "after() frees and allocates the same size (never reused)"};
+    const char* const what[] = {"a task kmallocs and never frees",
+                                "a task frees, after() frees the same block again",
+                                "a task frees and allocates the same size (reuse reachable)",
+                                "a task kmallocs, after() frees (no branch)",
+                                "a task kmallocs and frees (one branch)",
+                                "after() frees and allocates the same size (never reused)"};
     for (int mode = 0; mode < 6; ++mode) {
         hparams p;
         p.kernel = one_cpu();
