@@ -9,6 +9,7 @@
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
+#include "model/heap.hpp"
 #include "model/kernel.hpp"
 
 namespace kverify {
@@ -280,12 +281,12 @@ struct model_env {
     }
 
     // ----- memory, diagnostics, choice -----
+    // model/heap.hpp: leak-checked; a free from a task is Relacy's address-reuse branch, a free
+    // from harness code (no task running: constructor, after()) is no branch.
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
-        return rl::rl_malloc(bytes, k().info(loc));
+        return model::heap::get().alloc(bytes, loc);
     }
-    static void kfree(void* p, src_loc loc = {}) {
-        if (p) rl::rl_free(p, k().info(loc));
-    }
+    static void kfree(void* p, src_loc loc = {}) { model::heap::get().free(p, loc); }
     static bool warn_once(bool cond, const char* what, src_loc loc = {}) {
         if (cond) k().warn(what, loc);
         return cond;
