@@ -25,6 +25,7 @@
 #include "model/kernel.hpp"
 
 namespace kverify::model {
+inline namespace eng_relacy {
 
 class heap {
 public:
@@ -126,4 +127,8 @@ private:
     unsigned ctx_seq_ = 0;
 };
 
+inline void* engine::alloc(std::size_t bytes, src_loc l) { return heap::get().alloc(bytes, l); }
+inline void engine::free(void* p, src_loc l) { heap::get().free(p, l); }
+
+}  // namespace eng_relacy
 }  // namespace kverify::model

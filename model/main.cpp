@@ -2,10 +2,15 @@
 // kverify: the model checker's command line. Runs the registered checks (tests/model,
 // tests/mutants, tests/litmus) and compares each verdict with the expected verdicts kept as data
 // in proofs/expected/verdicts.tsv.
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <regex>
 
-#include "model/scenario.hpp"
+#include "model/registry.hpp"
+#include "model/verdict.hpp"
 
 #ifndef KVERIFY_SOURCE_DIR
 #define KVERIFY_SOURCE_DIR "."
@@ -108,6 +113,8 @@ void print_verdict(const check& c, const verdict& v, bool trace) {
     std::cout << c.name << "\n  " << c.algorithm << " " << c.variant << " [" << c.config
               << "]\n  search: " << v.search.str() << "  verdict: " << v.outcome
               << "  executions: " << v.executions << "  time: " << v.seconds << " s\n";
+    if (v.blocked) std::cout << "  blocked executions (cut by an assume): " << v.blocked << "\n";
+    if (!v.also_sc.empty()) std::cout << "  also under SC: " << v.also_sc << "\n";
     if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";
     if (trace && !v.trace.empty()) std::cout << "  counterexample trace:\n" << v.trace;
 }

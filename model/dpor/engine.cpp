@@ -149,6 +149,10 @@ struct thread_rt {
     std::vector<std::pair<std::uintptr_t, hclock>> rel_write;  // last release write per location
     eid waiting;                                               // wait_rf: the write awaited
     std::vector<eid> awaited;  // reads since the last write: what a blocked thread waits on
+    // Spin loops: the values read (and choices taken) in the current and the previous iteration
+    // (iterations end at spin_iteration; a write starts afresh).
+    std::vector<std::pair<std::uintptr_t, value_t>> seg_cur, seg_prev;
+    bool spun = false;  // a spin_iteration happened since the last write
     const char* block_reason = "";
     src_loc block_where{"", 0, ""};
     ucontext_t ctx{};
@@ -190,6 +194,7 @@ public:
     value_t peek(const void* loc);
     unsigned choose(unsigned n, src_loc where);
     [[noreturn]] void block(const char* reason, src_loc where);
+    void spin_iteration(src_loc where);
     [[noreturn]] void fail(const char* cls, const std::string& msg, src_loc where);
     void note(const std::string& text, src_loc where);
     void* alloc(std::size_t bytes, src_loc where);
@@ -201,8 +206,9 @@ private:
     // ----- exploration -----
     void apply(std::size_t ci, item it);
     void run_execution(std::size_t ci);
+    bool consistent_before_run(const graph& gr) const;
+    void compute_views();
     void end_of_replay();
-    void atomic_after_revisits(eid w);
     void finish_execution();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
@@ -227,6 +233,7 @@ private:
     void exec_other(eid e);
     void replayed_one() {
         if (replaying_ && --replay_left_ == 0) end_of_replay();
+        if (opt_.after_event) opt_.after_event();
     }
     eid add_event(unsigned t, event e);
     void partial_co_insert(std::uintptr_t a, eid w);
@@ -235,6 +242,7 @@ private:
                     src_loc where);
     void tick(src_loc where);
     [[noreturn]] void internal_error(const std::string& msg);
+    std::string thread_dump(unsigned t) const;
 
     // ----- traces and replay strings -----
     void trace_event(eid e);
@@ -373,9 +381,8 @@ result explorer::run() {
 
 // The write half of an RMW whose read half now reads a value that makes it succeed goes right
 // after that write in coherence order. If another RMW already reads that write, the graph breaks
-// atomicity: its revisits are still computed (one of them makes the other RMW read the new
-// write, which is how that consistent graph is reached), then the run is dropped (see
-// atomic_after_revisits).
+// atomicity: apply() then only computes the revisits of the new write half (one of them makes the
+// other RMW read it, which is how that consistent graph is reached) and drops the graph.
 void explorer::complete_rmw(graph& gr, eid r) {
     event& re = gr.at(r);
     if (!re.rmw_succeeds()) return;
@@ -462,7 +469,118 @@ void explorer::apply(std::size_t ci, item it) {
             break;
         }
     }
-    run_execution(ci);
+    if (consistent_before_run(stack_[ci].g)) {
+        run_execution(ci);
+        return;
+    }
+    // An RMW completed after a revisit breaks atomicity: this graph is inconsistent and is not
+    // explored, but the revisits of its new write half are (one of them makes the other RMW read
+    // the new write: that is how the consistent graph is reached). The program is not run on an
+    // inconsistent graph (its own invariants, e.g. a CPU token, would not hold): the views the
+    // revisits need are computed from the graph alone.
+    ci_ = ci;
+    reset_execution();
+    compute_views();
+    const std::vector<eid> writes = std::move(post_replay_writes_);
+    post_replay_writes_.clear();
+    for (eid w : writes) calc_revisits(w);
+}
+
+// The happens-before and porf views of every event of the current graph, and the readers of each
+// location, from the graph alone (what running the program computes in exec_read/write/other),
+// in an order that respects po | rf | spawn | join.
+void explorer::compute_views() {
+    const graph& gr = g();
+    std::vector<std::uint32_t> done(nthreads_, 0);
+    bool spawned = gr.spawn_at == 0;
+    bool joined = false;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            thread_rt& x = th_[t];
+            while (done[t] < gr.th[t].size()) {
+                const eid id{std::uint16_t(t), done[t]};
+                if (t != 0 && !spawned) break;
+                if (t == 0 && gr.spawn_at != UINT32_MAX && id.i == gr.spawn_at && !joined) {
+                    bool all = true;
+                    for (unsigned u = 1; u < nthreads_; ++u)
+                        all = all && done[u] == gr.th[u].size();
+                    if (!all) break;
+                    for (unsigned u = 1; u < nthreads_; ++u) {
+                        x.hb.join(th_[u].hb);
+                        x.hb.c[u] = std::max(x.hb.c[u], 2 * done[u] + 1);
+                        x.porf.join(th_[u].porf);
+                    }
+                    joined = true;
+                }
+                const event& e = gr.at(id);
+                if (e.is_read() && !is_done(e.rf)) break;
+                ev_rt& d = rt(id);
+                d.hb = x.hb;
+                d.hb.stamp(id);
+                d.porf = x.porf;
+                d.porf.c[t] = id.i + 1;
+                if (e.is_read()) {
+                    const ev_rt& w = rt(e.rf);
+                    if (is_acquire(e.read_order()))
+                        d.hb.join(w.msg);
+                    else
+                        x.acq_pending.join(w.msg);
+                    d.porf.join(w.porf);
+                    locs_[e.loc].readers.push_back(id);
+                } else if (e.is_write() && !e.init) {
+                    d.msg = is_release(e.order) ? d.hb : x.rel_fence;
+                    for (auto& p : x.rel_write)
+                        if (p.first == e.loc) d.msg.join(p.second);
+                    if (e.rmw != rmw_op::none) d.msg.join(rt(gr.at(eid{id.t, id.i - 1}).rf).msg);
+                    if (is_release(e.order)) {
+                        bool found = false;
+                        for (auto& p : x.rel_write)
+                            if (p.first == e.loc) {
+                                p.second = d.hb;
+                                found = true;
+                            }
+                        if (!found) x.rel_write.emplace_back(e.loc, d.hb);
+                    }
+                } else if (e.kind == ek::fence) {
+                    if (is_acquire(e.order)) d.hb.join(x.acq_pending);
+                    if (is_release(e.order)) x.rel_fence = d.hb;
+                }
+                if (e.is_write()) locs_[e.loc];  // the location is known
+                d.done = true;
+                x.hb = d.hb;
+                x.porf = d.porf;
+                x.next = id.i + 1;
+                ++done[t];
+                progress = true;
+                if (t == 0 && !spawned && gr.spawn_at != UINT32_MAX && done[0] == gr.spawn_at) {
+                    spawned = true;
+                    for (unsigned u = 1; u < nthreads_; ++u) {
+                        th_[u].hb = x.hb;
+                        th_[u].hb.c[0] = 2 * done[0] + 1;
+                        th_[u].porf = x.porf;
+                        th_[u].start_hb = th_[u].hb;
+                    }
+                }
+            }
+        }
+    }
+    for (unsigned t = 0; t < nthreads_; ++t)
+        if (done[t] != gr.th[t].size())
+            internal_error("the views of a graph could not be computed (a cycle in po | rf)");
+}
+
+// What an alternative's graph can break that the candidate checks did not cover: the atomicity of
+// an RMW completed after its read changed (and, under SC, the acyclicity that comes with it).
+bool explorer::consistent_before_run(const graph& gr) const {
+    for (const auto& kv : gr.co)
+        for (std::size_t k = 1; k < kv.second.size(); ++k) {
+            const eid w = kv.second[k];
+            const event& e = gr.at(w);
+            if (e.rmw != rmw_op::none && gr.at(eid{w.t, w.i - 1}).rf != kv.second[k - 1])
+                return false;
+        }
+    return opt_.model != memory_model::sc || sc_acyclic(gr);
 }
 
 void explorer::run_execution(std::size_t ci) {
@@ -566,21 +684,6 @@ void explorer::end_of_replay() {
     const std::vector<eid> writes = std::move(post_replay_writes_);
     post_replay_writes_.clear();
     for (eid w : writes) calc_revisits(w);
-    for (eid w : writes) atomic_after_revisits(w);
-}
-
-// An RMW's write half was just placed right after the write its read half reads. If another
-// RMW's write half follows it too, atomicity fails: the alternatives that repair it are already
-// on the worklist (calc_revisits); this graph itself is not explored further.
-void explorer::atomic_after_revisits(eid w) {
-    const event& e = ev(w);
-    if (e.rmw == rmw_op::none) return;
-    const eid nx = g().co_next(w);
-    if (nx.valid() && ev(nx).rmw != rmw_op::none &&
-        ev(eid{nx.t, nx.i - 1}).rf == ev(eid{w.t, w.i - 1}).rf) {
-        discard_ = true;
-        leave_fiber();
-    }
 }
 
 void explorer::finish_execution() {
@@ -604,27 +707,34 @@ void explorer::finish_execution() {
         if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
     } else {
         // A thread blocked on reads of the newest values can never be woken, since every other
-        // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin).
+        // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin). Only when
+        // every blocked thread is such a waiter: a thread cut by an assume (or a waiter on a
+        // value that is not the newest) marks an execution that another one covers.
+        int stuck_thread = -1;
+        bool all_stuck = true;
         for (unsigned t = 0; t < nthreads_; ++t) {
             const thread_rt& x = th_[t];
-            const bool waits = std::strcmp(x.block_reason, "spin") == 0 ||
-                               std::strcmp(x.block_reason, "lock") == 0 ||
-                               std::strcmp(x.block_reason, "wait") == 0;
-            if (x.state == ts::blocked && waits && !x.awaited.empty()) {
-                bool stuck = true;
-                for (eid r : x.awaited) stuck &= ev(r).rf == g().co_max(ev(r).loc);
-                if (!stuck) continue;
-                const bool spin = std::strcmp(x.block_reason, "spin") == 0;
-                report(spin ? "livelock" : "deadlock",
-                       "thread " + std::to_string(t) + " waits (" + x.block_reason +
-                           ") on values no other thread will change",
-                       x.block_where);
-                return;
-            }
             if (x.state != ts::blocked && x.state != ts::finished && x.state != ts::join_wait &&
                 x.state != ts::idle)
                 internal_error("an execution ended with thread " + std::to_string(t) +
                                " neither finished nor blocked");
+            if (x.state != ts::blocked) continue;
+            const bool waits = std::strcmp(x.block_reason, "spin") == 0 ||
+                               std::strcmp(x.block_reason, "lock") == 0 ||
+                               std::strcmp(x.block_reason, "wait") == 0;
+            bool stuck = waits && !x.awaited.empty();
+            for (eid r : x.awaited) stuck = stuck && ev(r).rf == g().co_max(ev(r).loc);
+            all_stuck = all_stuck && stuck;
+            if (stuck && stuck_thread < 0) stuck_thread = int(t);
+        }
+        if (all_stuck && stuck_thread >= 0) {
+            const thread_rt& x = th_[unsigned(stuck_thread)];
+            const bool spin = std::strcmp(x.block_reason, "spin") == 0;
+            report(spin ? "livelock" : "deadlock",
+                   "[" + ctx_label(unsigned(stuck_thread)) + "] waits (" + x.block_reason +
+                       ") on values no other thread will change",
+                   x.block_where);
+            return;
         }
         ++res_.blocked;
         if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
@@ -639,7 +749,12 @@ void explorer::finish_execution() {
 }
 
 void explorer::report(const std::string& cls, const std::string& msg, src_loc where) {
-    if (!opt_.all_violations) stop_all_ = true;
+    if (!opt_.stop_class.empty()) {
+        if (cls != opt_.stop_class) return;  // looking for one class only
+        stop_all_ = true;
+    } else if (!opt_.all_violations) {
+        stop_all_ = true;
+    }
     if (seen_classes_.count(cls)) return;
     seen_classes_[cls] = true;
     violation v;
@@ -984,6 +1099,21 @@ bool explorer::psc_acyclic() const {
 // ---------------------------------------------------------------------------------------------
 // One run of the program: events
 
+// The events of thread t as the graph has them (for internal error messages).
+std::string explorer::thread_dump(unsigned t) const {
+    static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+    std::string s = "\nthread " + std::to_string(t) + " in the graph:";
+    for (std::uint32_t i = 0; i < g().th[t].size(); ++i) {
+        const event& e = g().th[t][i];
+        s += "\n  " + std::to_string(i) + ": " + kinds[int(e.kind)] + " " + e.where.file + ":" +
+             std::to_string(e.where.line) + " " + e.where.func + " val=" + std::to_string(e.val) +
+             (e.is_read() ? " rf=" + std::to_string(e.rf.t) + "." + std::to_string(e.rf.i) : "") +
+             " stamp=" + std::to_string(e.stamp) +
+             (e.kind == ek::block ? std::string(" ") + e.reason : "");
+    }
+    return s;
+}
+
 void explorer::internal_error(const std::string& msg) {
     if (internal_msg_.empty()) internal_msg_ = msg;
     stop_all_ = true;
@@ -1023,10 +1153,14 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             e.loc = loc;
             e.where = where;
         } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
-            internal_error("the program did something else at event " + std::to_string(id.t) + "." +
-                           std::to_string(id.i) + " than in the graph (" + std::string(where.file) +
-                           ":" + std::to_string(where.line) +
-                           "): does it depend on state outside the engine?");
+            static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+            internal_error(
+                "the program did something else at event " + std::to_string(id.t) + "." +
+                std::to_string(id.i) + " than in the graph: a " + kinds[int(kind)] + " at " +
+                where.file + ":" + std::to_string(where.line) + " (" + where.func +
+                "), where the graph " + "has a " + kinds[int(e.kind)] + " at " + e.where.file +
+                ":" + std::to_string(e.where.line) + " (" + e.where.func +
+                "): does the program depend on state outside the engine?" + thread_dump(id.t));
         }
         replay = true;
         return id;
@@ -1129,6 +1263,7 @@ void explorer::exec_read(eid r) {
     l.readers.push_back(r);
     race_check(l, d.hb, 2 * std::int64_t(r.i) + 2, false, false, e.where);
     x.awaited.push_back(r);
+    x.seg_cur.emplace_back(e.loc, e.val);
     if (tracing_) trace_event(r);
     replayed_one();
 }
@@ -1163,6 +1298,9 @@ void explorer::exec_write(eid w) {
     x.porf = d.porf;
     x.next = w.i + 1;
     x.awaited.clear();
+    x.seg_cur.clear();
+    x.seg_prev.clear();
+    x.spun = false;
     loc_rt& l = locs_.at(e.loc);
     race_check(l, d.hb, 2 * std::int64_t(w.i) + 2, true, e.init, e.where);
     if (tracing_) trace_event(w);
@@ -1179,6 +1317,7 @@ void explorer::exec_other(eid id) {
         if (is_acquire(e.order)) d.hb.join(x.acq_pending);
         if (is_release(e.order)) x.rel_fence = d.hb;
     }
+    if (e.kind == ek::choice) x.seg_cur.emplace_back(0, e.val);  // a branch taken differently
     d.porf = x.porf;
     d.porf.c[id.t] = id.i + 1;
     d.done = true;
@@ -1408,7 +1547,6 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             list.insert(std::find(list.begin(), list.end(), re.rf) + 1, wid);
             exec_write(wid);
             calc_revisits(wid);
-            atomic_after_revisits(wid);
         }
     }
     return re.val;
@@ -1474,6 +1612,26 @@ void explorer::block(const char* reason, src_loc where) {
     exec_other(id);
     x.state = ts::blocked;
     leave_fiber();
+}
+
+void explorer::spin_iteration(src_loc where) {
+    thread_rt& x = th_[cur_];
+    if (x.spun && x.seg_cur == x.seg_prev) {
+        // The awaited reads are this iteration's: a livelock if they are the newest writes.
+        x.awaited.clear();
+        const std::size_t n = x.seg_cur.size();
+        std::size_t k = 0;
+        for (std::uint32_t i = x.next; i-- > 0 && k < n;) {
+            const eid e{std::uint16_t(cur_), i};
+            if (ev(e).kind == ek::read || ev(e).kind == ek::choice) ++k;
+            if (ev(e).kind == ek::read) x.awaited.push_back(e);
+        }
+        block("spin", where);
+    }
+    x.seg_prev = std::move(x.seg_cur);
+    x.seg_cur.clear();
+    x.spun = true;
+    if (tracing_) trace_text("spin-loop iteration ends (cpu_relax)", where);
 }
 
 void explorer::fail(const char* cls, const std::string& msg, src_loc where) {
@@ -1774,7 +1932,7 @@ void plain_store(void* loc, value_t v, src_loc where) { current->plain_store(loc
 value_t peek(const void* loc) { return current->peek(loc); }
 unsigned choose(unsigned n, src_loc where) { return current->choose(n, where); }
 void block(const char* reason, src_loc where) { current->block(reason, where); }
-void spin_fail(src_loc where) { current->block("spin", where); }
+void spin_iteration(src_loc where) { current->spin_iteration(where); }
 void fail(const char* cls, const std::string& message, src_loc where) {
     current->fail(cls, message, where);
 }

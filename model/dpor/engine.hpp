@@ -54,7 +54,12 @@ struct options {
     bool trace = true;                 // re-run each reported violation with a trace
     // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
     std::function<std::string(unsigned thread)> context;
-    // Called every few thousand executions (progress display). Optional.
+    // Called after every event the program runs, on its thread (invariant checks). Optional.
+    std::function<void()> after_event;
+    // Stop at the first violation of this class; others are not reported (the SC re-check of
+    // a violation found under RC11). Empty: see all_violations.
+    std::string stop_class;
+    // Called every thousand executions (progress display). Optional.
     std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
     // Replay exactly the execution a violation's `replay` string describes, and nothing else.
     std::string replay;
@@ -114,13 +119,19 @@ value_t peek(const void* loc);
 // A branch point with n outcomes, each explored: returns 0..n-1.
 unsigned choose(unsigned n, src_loc where);
 // assume(false): this thread stops here for good in this execution. `reason` says why. For
-// "lock" and "wait" (and "spin", see spin_fail), an execution that ends with the thread blocked on
-// reads of the newest values is a `deadlock` (a `livelock` for spin): nothing will ever change
-// them. Any other reason (an assume) only cuts the execution, which is counted as blocked.
+// "lock" and "wait" (and "spin", see spin_iteration), an execution that ends with the thread
+// blocked on reads of the newest values is a `deadlock` (a `livelock` for spin): nothing will ever
+// change them. Any other reason (an assume) only cuts the execution, which is counted as blocked.
 [[noreturn]] void block(const char* reason, src_loc where);
-// A failed iteration of a side-effect-free spin loop (cpu_relax): blocks the thread, since the
-// execution where the iteration succeeds at once covers it (the spin-assume of GenMC).
-[[noreturn]] void spin_fail(src_loc where);
+// The end of a failed iteration of a spin loop (cpu_relax). A loop iteration that writes nothing
+// and reads exactly the values the previous iteration read (since the previous spin_iteration)
+// leaves the thread where it was: the thread is blocked there, since the execution in which that
+// iteration reads something newer covers it. The first iteration is never blocked: a loop may
+// carry state from one iteration to the next (objpool's pop re-reads `head` before it retries),
+// and only a repeated iteration proves nothing changed. So a spin costs at most one iteration
+// more than its outcomes, and terminates. Contract: an iteration's effect on the thread is a
+// function of the values it reads (model/dpor/README.md).
+void spin_iteration(src_loc where);
 // A property violation: ends the execution and reports `cls`.
 [[noreturn]] void fail(const char* cls, const std::string& message, src_loc where);
 // A line of its own in the trace (interrupt entry, migration...), only when tracing().

@@ -169,6 +169,30 @@ TEST(EngineLimits, ATimeBudgetGivesAnIncompleteResult) {
     EXPECT_NE(r.incomplete_reason.find("time budget"), std::string::npos);
 }
 
+// A retry loop that carries state between iterations (objpool's pop re-reads `head` before it
+// retries): the first failed iteration must not be cut. Here the thread's own store makes `x` 1
+// after it read 0, so no execution can read 1 at the first load: the loop exits only in its second
+// iteration, with the value its first iteration re-read. Cutting the first failed iteration (a
+// plain spin-assume) would leave no complete execution at all, and report a livelock.
+TEST(EngineBlocking, ASpinLoopThatCarriesStateIsNotCutAfterOneIteration) {
+    static std::uint64_t x;
+    const result r = run(
+        1, [] { rt::init_atomic(&x, 8, 0, here); },
+        [](unsigned) {
+            value_t h = rt::load(&x, mo::relaxed, here);  // 0: nothing else writes x yet
+            rt::store(&x, 1, mo::relaxed, here);
+            for (;;) {
+                const value_t l = rt::load(&x, mo::relaxed, here);  // 1
+                if (l == h) return;
+                h = rt::load(&x, mo::relaxed, here);  // carried into the next iteration
+                rt::spin_iteration(here);
+            }
+        });
+    EXPECT_TRUE(r.violations.empty()) << first_class(r);
+    EXPECT_EQ(r.executions, 1u);
+    EXPECT_EQ(r.blocked, 0u);
+}
+
 // A test-and-set lock taken by two tasks, as the kernel layer models a contended spinlock: a cas
 // that fails blocks the task (it would spin); a later unlock revisits the cas.
 void lock(std::uint64_t* l) {
@@ -215,7 +239,7 @@ TEST(EngineBlocking, AWaitThatNothingSatisfiesIsALivelockAndAFlagSetLaterIsNot) 
             2, [] { rt::init_atomic(&flag, 8, 0, here); },
             [someone_sets](unsigned t) {
                 if (t == 0) {
-                    while (rt::load(&flag, mo::acquire, here) == 0) rt::spin_fail(here);
+                    while (rt::load(&flag, mo::acquire, here) == 0) rt::spin_iteration(here);
                 } else if (someone_sets) {
                     rt::store(&flag, 1, mo::release, here);
                 }
@@ -225,9 +249,10 @@ TEST(EngineBlocking, AWaitThatNothingSatisfiesIsALivelockAndAFlagSetLaterIsNot) 
     EXPECT_EQ(first_class(stuck), "livelock");
     const result ok = waiter(true);
     EXPECT_TRUE(ok.violations.empty()) << first_class(ok);
-    // The waiter either reads the flag set (one complete execution) or reads 0 first and is cut
-    // (the spin-assume): a spin costs no more executions than its distinct outcomes.
-    EXPECT_EQ(ok.executions, 1u);
+    // The waiter reads the flag set at once, or after one iteration that read 0; a second
+    // iteration reading 0 again is cut (nothing changed since the first): finite, and one
+    // execution more than the outcomes.
+    EXPECT_EQ(ok.executions, 2u);
     EXPECT_EQ(ok.blocked, 1u);
 }
 
