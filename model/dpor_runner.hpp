@@ -10,6 +10,7 @@
 // and destroys the scenario. invariant() runs after every event.
 #pragma once
 
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -75,6 +76,7 @@ dpor::result explore_scenario(const typename Scenario::params& p, const search_s
     o.max_events = spec.depth_limit;
     o.trace = trace;
     o.stop_class = stop_class;
+    o.all_violations = stop_class.empty() && std::getenv("KVERIFY_ALL_VIOLATIONS") != nullptr;
     o.replay = spec.replay;
     o.context = [](unsigned thread) {
         char buf[64];
@@ -111,6 +113,11 @@ verdict run_dpor(const typename Scenario::params& p, const search_spec& spec,
         const dpor::violation& x = r.violations.front();
         v.outcome = x.cls;
         v.detail = x.message;
+        if (r.violations.size() > 1) {  // KVERIFY_ALL_VIOLATIONS: every class the search met
+            v.detail += " (classes found:";
+            for (const dpor::violation& y : r.violations) v.detail += " " + y.cls;
+            v.detail += ")";
+        }
         v.executions = x.at_execution;
         v.trace = dpor_detail::relative_paths(x.trace);
         v.replay = x.replay;

@@ -175,6 +175,117 @@ struct spinlock_aa : scenario_base {
     }
 };
 
+// Single owner without a declared owner: two CPUs issue CPU-local CASes on one word nobody
+// declared (mode 0): reported whatever order they come in, even when the second one reads a stale
+// value without overlapping the first. Mode 1: only cpu0 does (the twin, must pass).
+struct local_cas_undeclared : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = kparams;
+    E::atomic<unsigned> x{0};
+    int mode;
+    explicit local_cas_undeclared(const params& p) : mode(p.mode) {}
+    void task(unsigned t) {
+        if (mode == 1 && t == 1) return;
+        unsigned old = E::read_once(x);
+        while (!E::try_cmpxchg_local(x, old, old + 1)) {}
+    }
+};
+
+// In NMI context irqs are disabled, whatever the interrupted code had (mode 0: checked in the NMI,
+// must pass). Mode 1, the twin: the same check in the task with irqs on must fail.
+struct irqs_disabled_in_nmi : scenario_base {
+    static constexpr unsigned tasks = 1;
+    using params = kparams;
+    E::atomic<int> a{0};
+    int mode;
+    explicit irqs_disabled_in_nmi(const params& p) : mode(p.mode) {
+        E::set_nmi_handler(0, on_nmi, this);
+    }
+    static void on_nmi(unsigned, void*) {
+        expect(E::irqs_disabled(), "irqs-on", "irqs_disabled() is false in an NMI");
+    }
+    void task(unsigned) {
+        E::write_once(a, 1);
+        if (mode == 1) expect(E::irqs_disabled(), "irqs-on", "irqs_disabled() is false");
+    }
+};
+
+// Invariants only look: one that runs a marked access (a delivery point) is refused (mode 0);
+// the same invariant with peek passes (mode 1).
+struct invariant_access : scenario_base {
+    static constexpr unsigned tasks = 1;
+    using params = kparams;
+    E::atomic<int> a{0};
+    int mode;
+    explicit invariant_access(const params& p) : mode(p.mode) {}
+    void task(unsigned) { E::write_once(a, 1); }
+    void invariant() {
+        const int v = mode == 0 ? E::read_once(a) : E::peek(a);
+        expect(v == 0 || v == 1, "invariant", "a = %d", v);
+    }
+};
+
+// An interrupt is deliverable to a CPU that waits for a contended spinlock with irqs on (mode 0):
+// cpu0 holds the lock and sees an IRQ of cpu1 that ran while cpu1's task waited for it. With
+// irqs off around the wait (mode 1, spin_lock_irqsave) it never can.
+struct irq_while_spinning : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = kparams;
+    E::spinlock lock;
+    E::atomic<int> irq_in_wait{0};
+    bool waiting = false;  // cpu1's task, read only by cpu1's IRQ (same thread): plain
+    int mode;
+    explicit irq_while_spinning(const params& p) : mode(p.mode) {
+        E::set_irq_handler(1, on_irq, this);
+    }
+    static void on_irq(unsigned, void* self) {
+        auto* s = static_cast<irq_while_spinning*>(self);
+        if (s->waiting) E::write_once(s->irq_in_wait, 1);
+    }
+    void task(unsigned t) {
+        if (t == 0) {
+            E::spin_lock(lock);
+            const int seen = E::read_once(irq_in_wait);
+            E::spin_unlock(lock);
+            expect(seen == 0, "irq-while-spinning", "cpu1 took an IRQ while waiting for the lock");
+            return;
+        }
+        if (mode == 0) {
+            waiting = true;
+            E::spin_lock(lock);
+            waiting = false;
+            E::spin_unlock(lock);
+        } else {
+            const E::irq_flags f = E::local_irq_save();
+            waiting = true;
+            E::spin_lock(lock);
+            waiting = false;
+            E::spin_unlock(lock);
+            E::local_irq_restore(f);
+        }
+    }
+};
+
+// Two interrupts back to back at one delivery point, in the window between two writes (the
+// handler counts the times it sees the intermediate value). The dpor engine delivers them within
+// the budget; Relacy delivers at most one interrupt per delivery point (a pinned limit).
+struct back_to_back_irqs : scenario_base {
+    static constexpr unsigned tasks = 1;
+    using params = kparams;
+    E::atomic<int> a{0};
+    unsigned in_window = 0;  // only the task's thread (and its IRQs) touch it
+    explicit back_to_back_irqs(const params&) { E::set_irq_handler(0, on_irq, this); }
+    static void on_irq(unsigned, void* self) {
+        auto* s = static_cast<back_to_back_irqs*>(self);
+        if (E::read_once(s->a) == 1) ++s->in_window;
+        expect(s->in_window < 2, "back-to-back", "two IRQs in the window between two writes");
+    }
+    void task(unsigned) {
+        E::write_once(a, 1);
+        E::write_once(a, 2);
+    }
+};
+
 template <class S>
 void add(const std::string& name, const std::string& what, kernel_config k, int mode) {
     kparams p;
@@ -215,6 +326,26 @@ void register_checks() {
 
     add<spinlock_aa>("spinlock-irq-aa", "spin_lock in task and IRQ", irq1, 0);
     add<spinlock_aa>("spinlock-irqsave", "spin_lock_irqsave in task and IRQ", irq1, 1);
+
+    const kernel_config two_plain;
+    add<local_cas_undeclared>("local-cas-undeclared", "2 cpus, local CAS, no owner declared",
+                              two_plain, 0);
+    add<local_cas_undeclared>("local-cas-undeclared-one-cpu",
+                              "local CAS from cpu0 only, no owner declared", two_plain, 1);
+    add<irqs_disabled_in_nmi>("irqs-disabled-in-nmi", "1 cpu, 1 NMI, irqs on in the task", nmi1,
+                              0);
+    add<irqs_disabled_in_nmi>("irqs-on-in-task", "the same check in the task (twin)", nmi1, 1);
+    add<invariant_access>("invariant-marked-access", "an invariant with read_once", plain, 0);
+    add<invariant_access>("invariant-peek", "the same invariant with peek", plain, 1);
+    kernel_config irq_cpu1;
+    irq_cpu1.irq_budget[1] = 1;
+    add<irq_while_spinning>("irq-while-spinning", "2 cpus, cpu1 waits for a lock, irqs on",
+                            irq_cpu1, 0);
+    add<irq_while_spinning>("no-irq-while-spinning-irqs-off",
+                            "2 cpus, cpu1 waits for a lock with irqs off", irq_cpu1, 1);
+    kernel_config irq2 = one_cpu();
+    irq2.irq_budget[0] = 2;
+    add<back_to_back_irqs>("back-to-back-irqs", "1 cpu, 2 IRQs, one window", irq2, 0);
 }
 
 const registrar reg(register_checks);

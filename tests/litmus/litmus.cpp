@@ -113,6 +113,106 @@ struct two_stores_back : scenario_base {
     }
 };
 
+// 2+2W: T0 writes x=1 then y=2, T1 writes y=1 then x=2. The weak outcome leaves x=1 and y=1:
+// coherence against the program order of both threads. Allowed by C11/RC11 for relaxed
+// accesses; Relacy never orders stores to one location against their execution order, so it
+// never produces it (a pinned limit); forbidden with smp_mb between the writes.
+struct two_plus_two_w : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = litmus_params;
+    order ord;
+    E::atomic<int> x{0}, y{0};
+    explicit two_plus_two_w(const params& p) : ord(p.ord) {}
+    void task(unsigned t) {
+        E::write_once(t == 0 ? x : y, 1);
+        if (ord == order::fences) E::smp_mb();
+        E::write_once(t == 0 ? y : x, 2);
+    }
+    void after() {
+        expect(!(E::peek(x) == 1 && E::peek(y) == 1), "weak-outcome", "2+2W: x=1 and y=1");
+    }
+};
+
+// S: T0 writes x=2 then y=1; T1 reads y=1 then writes x=1. The weak outcome: T1 read 1 and x ends
+// at 2 (T1's write coherence-before T0's). Allowed for relaxed accesses (Relacy: never, the same
+// limit as 2+2W); forbidden with release/acquire on y.
+struct s_shape : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = litmus_params;
+    order ord;
+    E::atomic<int> x{0}, y{0};
+    int r = -1;
+    explicit s_shape(const params& p) : ord(p.ord) {}
+    void task(unsigned t) {
+        if (t == 0) {
+            E::write_once(x, 2);
+            if (ord == order::rel_acq) E::store_release(y, 1);
+            else E::write_once(y, 1);
+        } else {
+            r = ord == order::rel_acq ? E::load_acquire(y) : E::read_once(y);
+            E::write_once(x, 1);
+        }
+    }
+    void after() {
+        expect(!(r == 1 && E::peek(x) == 2), "weak-outcome", "S: y read 1 and x ends at 2");
+    }
+};
+
+// WRC with smp_wmb in the middle thread and smp_rmb in the last: T1 reads x=1, then writes y=1;
+// T2 reads y=1, then x. The kernel memory model allows T2 to read x=0 (smp_wmb orders stores
+// before stores only, not T1's read of x before its write of y); our mapping (release and
+// acquire fences) forbids it. A documented difference where the model is stronger than the
+// kernel's (model/ASSUMPTIONS.md): pinned as "pass" on every engine.
+struct wrc_wmb_rmb : scenario_base {
+    static constexpr unsigned tasks = 3;
+    using params = litmus_params;
+    E::atomic<int> x{0}, y{0};
+    explicit wrc_wmb_rmb(const params&) {}
+    void task(unsigned t) {
+        if (t == 0) {
+            E::write_once(x, 1);
+        } else if (t == 1) {
+            if (E::read_once(x) == 1) {
+                E::smp_wmb();
+                E::write_once(y, 1);
+            }
+        } else {
+            const int r1 = E::read_once(y);
+            E::smp_rmb();
+            const int r2 = E::read_once(x);
+            expect(!(r1 == 1 && r2 == 0), "weak-outcome", "WRC+wmb+rmb: y=1 but x=0");
+        }
+    }
+};
+
+// The kernel's cmpxchg-fail-unordered: a failed fully ordered cmpxchg orders nothing, so T0's
+// write of x and read of y around it may be reordered (store buffering against T1's smp_mb).
+// The kernel memory model allows both reads 0; our mapping orders the failed try_cmpxchg as a
+// successful one (Relacy cannot express the difference): pinned as "pass", a documented place
+// where the model is stronger than the kernel.
+struct cmpxchg_fail_unordered : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = litmus_params;
+    E::atomic<int> x{0}, y{0}, z{0};
+    int r[2] = {-1, -1};
+    explicit cmpxchg_fail_unordered(const params&) {}
+    void task(unsigned t) {
+        if (t == 0) {
+            E::write_once(x, 1);
+            int expected = 1;
+            (void)E::try_cmpxchg(z, expected, 2);  // z is 0: fails
+            r[0] = E::read_once(y);
+        } else {
+            E::write_once(y, 1);
+            E::smp_mb();
+            r[1] = E::read_once(x);
+        }
+    }
+    void after() {
+        expect(!(r[0] == 0 && r[1] == 0), "weak-outcome", "both reads 0 around a failed cmpxchg");
+    }
+};
+
 template <class S>
 void add(const char* name, order ord, const char* what) {
     litmus_params p;
@@ -129,6 +229,13 @@ void register_litmus() {
     add<coherence_rr>("corr", order::relaxed, "CoRR coherence");
     add<load_buffering>("lb/relaxed", order::relaxed, "LB (known limit: never produced)");
     add<two_stores_back>("two-stores-back", order::relaxed, "read 2 stores back (known limit)");
+    add<two_plus_two_w>("2+2w/relaxed", order::relaxed, "2+2W (Relacy: never produced)");
+    add<two_plus_two_w>("2+2w/mb", order::fences, "2+2W with smp_mb");
+    add<s_shape>("s/relaxed", order::relaxed, "S (Relacy: never produced)");
+    add<s_shape>("s/release-acquire", order::rel_acq, "S, store_release/load_acquire");
+    add<wrc_wmb_rmb>("wrc/wmb-rmb", order::fences, "WRC+wmb+rmb (stronger than the LKMM)");
+    add<cmpxchg_fail_unordered>("cmpxchg-fail-unordered", order::relaxed,
+                                "failed try_cmpxchg (stronger than the LKMM)");
 }
 
 const registrar reg(register_litmus);
