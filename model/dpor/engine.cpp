@@ -748,6 +748,18 @@ void explorer::finish_execution() {
     }
 }
 
+// A trace of thousands of events (an event limit) keeps its start and its end.
+std::string shorten(const std::string& trace) {
+    constexpr std::size_t head = 100, tail = 300;
+    std::vector<std::size_t> starts{0};
+    for (std::size_t k = 0; k + 1 < trace.size(); ++k)
+        if (trace[k] == '\n') starts.push_back(k + 1);
+    if (starts.size() <= head + tail + 1) return trace;
+    return trace.substr(0, starts[head]) + "... (" +
+           std::to_string(starts.size() - head - tail) + " lines omitted)\n" +
+           trace.substr(starts[starts.size() - tail]);
+}
+
 void explorer::report(const std::string& cls, const std::string& msg, src_loc where) {
     if (!opt_.stop_class.empty()) {
         if (cls != opt_.stop_class) return;  // looking for one class only
@@ -777,7 +789,7 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
             trace_ +=
                 "(the trace run did not reproduce the violation: the program depends on "
                 "state the graph does not record)\n";
-        v.trace = trace_;
+        v.trace = shorten(trace_);
         stack_.pop_back();
         ci_ = saved_ci;
     }

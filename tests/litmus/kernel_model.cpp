@@ -286,6 +286,33 @@ struct back_to_back_irqs : scenario_base {
     }
 };
 
+// Bad programs get verdicts of their own, never a hang: a loop that waits for a value nobody
+// writes and never marks its iterations with cpu_relax (mode 0: Relacy calls it a livelock at its
+// depth limit, the dpor engine an event-limit); and two locks taken in opposite orders (mode 1:
+// deadlock on both), with the twin that takes them in one order (mode 2: pass).
+struct bad_program : scenario_base {
+    static constexpr unsigned tasks = 2;
+    using params = kparams;
+    E::atomic<int> a{0};
+    E::spinlock l1, l2;
+    int mode;
+    explicit bad_program(const params& p) : mode(p.mode) {}
+    void task(unsigned t) {
+        if (mode == 0) {
+            if (t == 0)
+                while (E::read_once(a) == 0) {
+                }
+            return;
+        }
+        E::spinlock& first = mode == 1 && t == 1 ? l2 : l1;
+        E::spinlock& second = mode == 1 && t == 1 ? l1 : l2;
+        E::spin_lock(first);
+        E::spin_lock(second);
+        E::spin_unlock(second);
+        E::spin_unlock(first);
+    }
+};
+
 template <class S>
 void add(const std::string& name, const std::string& what, kernel_config k, int mode) {
     kparams p;
@@ -346,6 +373,11 @@ void register_checks() {
     kernel_config irq2 = one_cpu();
     irq2.irq_budget[0] = 2;
     add<back_to_back_irqs>("back-to-back-irqs", "1 cpu, 2 IRQs, one window", irq2, 0);
+    add<bad_program>("unbounded-loop", "a wait without cpu_relax on a value nobody writes",
+                     two_plain, 0);
+    add<bad_program>("abba-deadlock", "2 cpus take two spinlocks in opposite orders", two_plain,
+                     1);
+    add<bad_program>("ab-ab-no-deadlock", "2 cpus take two spinlocks in one order", two_plain, 2);
 }
 
 const registrar reg(register_checks);
