@@ -85,6 +85,13 @@ struct engine {
             if (!ok) old = from_word<T>(e);
             return ok;
         }
+        // The kernel's try_cmpxchg: fully ordered when it succeeds, unordered when it fails.
+        bool cas_full(T& old, T nv, src_loc l) {
+            dpor::value_t e = to_word(old);
+            const bool ok = dpor::rt::cas_fully_ordered(this, e, to_word(nv), l);
+            if (!ok) old = from_word<T>(e);
+            return ok;
+        }
         T peek() const { return from_word<T>(dpor::rt::peek(this)); }
 
     private:

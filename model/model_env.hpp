@@ -96,15 +96,12 @@ struct model_env {
         k().point(loc);
         a.v_.store(v, engine::release, loc);
     }
-    // Fully ordered: seq_cst fence; seq_cst CAS; seq_cst fence (the table's row, on success and
-    // failure alike: see model/ASSUMPTIONS.md for the failed case).
+    // Fully ordered: on success seq_cst fence; seq_cst CAS; seq_cst fence, on failure no
+    // ordering (the table's row). Relacy orders a failure too (model/ASSUMPTIONS.md).
     template <class T>
     static bool try_cmpxchg(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
         k().point(loc);
-        engine::fence(engine::seq_cst, loc);
-        const bool ok = a.v_.cas(old, nv, engine::seq_cst, engine::seq_cst, loc);
-        engine::fence(engine::seq_cst, loc);
-        return ok;
+        return a.v_.cas_full(old, nv, loc);
     }
     template <class T>
     static bool try_cmpxchg_acquire(atomic<T>& a, T& old, T nv, src_loc loc = {}) {

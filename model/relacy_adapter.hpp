@@ -62,6 +62,17 @@ struct engine {
             const rl::debug_info i = info(l);
             return a_.compare_exchange_strong(old, nv, success, i, failure, i);
         }
+        // The kernel's try_cmpxchg. Relacy cannot make a fence depend on the outcome: a
+        // seq_cst fence, a seq_cst cas and a seq_cst fence whether it succeeds or fails, so a
+        // failed one is ordered (stronger than the kernel: litmus/cmpxchg-fail-unordered).
+        bool cas_full(T& old, T nv, src_loc l) {
+            const rl::debug_info i = info(l);
+            rl::atomic_thread_fence(rl::mo_seq_cst, i);
+            const bool ok =
+                a_.compare_exchange_strong(old, nv, rl::mo_seq_cst, i, rl::mo_seq_cst, i);
+            rl::atomic_thread_fence(rl::mo_seq_cst, i);
+            return ok;
+        }
         T peek() const { return a_.debug_value(); }
 
     private:

@@ -186,7 +186,7 @@ public:
     value_t load(const void* loc, mo order, src_loc where);
     void store(void* loc, value_t v, mo order, src_loc where);
     value_t rmw(void* loc, rmw_op op, value_t a, value_t b, mo order, mo fail_order, src_loc where,
-                bool& ok);
+                bool& ok, bool full = false);
     void fence(mo order, src_loc where);
     void init_plain(void* loc, unsigned width, value_t v, src_loc where);
     value_t plain_load(const void* loc, src_loc where);
@@ -216,6 +216,7 @@ private:
                          const std::vector<std::uint32_t>* keep) const;
     void complete_rmw(graph& gr, eid r);
     bool psc_acyclic() const;
+    hclock acquired_before(eid e) const;
     static bool sc_acyclic(const graph& gr);
     std::vector<char> sc_reaching(eid e) const;
 
@@ -392,6 +393,7 @@ void explorer::complete_rmw(graph& gr, eid r) {
     w.kind = ek::write;
     w.order = re.order;
     w.rmw = re.rmw;
+    w.full = re.full;
     w.width = re.width;
     w.loc = re.loc;
     w.val = re.rmw_result(re.val);
@@ -515,6 +517,10 @@ void explorer::compute_views() {
                 }
                 const event& e = gr.at(id);
                 if (e.is_read() && !is_done(e.rf)) break;
+                if (e.fenced() && e.is_read()) {
+                    x.hb.join(x.acq_pending);
+                    x.rel_fence = x.hb;
+                }
                 ev_rt& d = rt(id);
                 d.hb = x.hb;
                 d.hb.stamp(id);
@@ -551,6 +557,10 @@ void explorer::compute_views() {
                 x.hb = d.hb;
                 x.porf = d.porf;
                 x.next = id.i + 1;
+                if (e.fenced() && e.is_write()) {
+                    x.hb.join(x.acq_pending);
+                    x.rel_fence = x.hb;
+                }
                 ++done[t];
                 progress = true;
                 if (t == 0 && !spawned && gr.spawn_at != UINT32_MAX && done[0] == gr.spawn_at) {
@@ -755,9 +765,8 @@ std::string shorten(const std::string& trace) {
     for (std::size_t k = 0; k + 1 < trace.size(); ++k)
         if (trace[k] == '\n') starts.push_back(k + 1);
     if (starts.size() <= head + tail + 1) return trace;
-    return trace.substr(0, starts[head]) + "... (" +
-           std::to_string(starts.size() - head - tail) + " lines omitted)\n" +
-           trace.substr(starts[starts.size() - tail]);
+    return trace.substr(0, starts[head]) + "... (" + std::to_string(starts.size() - head - tail) +
+           " lines omitted)\n" + trace.substr(starts[starts.size() - tail]);
 }
 
 void explorer::report(const std::string& cls, const std::string& msg, src_loc where) {
@@ -814,7 +823,10 @@ void explorer::calc_revisits(eid w) {
             keep[t] = std::max(g().prefix_len(t, re.stamp), pw.c[t]);
         // Consistency of r reading w in the revisited graph.
         if (opt_.model == memory_model::rc11) {
-            const hclock& pre = r.i > 0 ? rt(eid{r.t, r.i - 1}).hb : th_[r.t].start_hb;
+            hclock pre = r.i > 0 ? rt(eid{r.t, r.i - 1}).hb : th_[r.t].start_hb;
+            event probe = re;
+            probe.val = we.val;
+            if (probe.fenced()) pre.join(acquired_before(r));  // its leading seq_cst fence
             if (g().co_index(w) < frontier(we.loc, pre, nullptr, &keep)) continue;
         }
         // Atomicity: w itself may be an RMW write half placed after a write another RMW reads
@@ -950,6 +962,17 @@ std::vector<char> explorer::sc_reaching(eid e) const {
     return seen;
 }
 
+// What the relaxed reads of e's thread before e acquire when an acquire fence follows them: the
+// views of the writes they read (the thread's pending acquire at e).
+hclock explorer::acquired_before(eid e) const {
+    hclock v;
+    for (std::uint32_t i = 0; i < e.i; ++i) {
+        const event& x = g().th[e.t][i];
+        if (x.is_read() && !is_acquire(x.read_order()) && is_done(x.rf)) v.join(rt(x.rf).msg);
+    }
+    return v;
+}
+
 // SC consistency of a whole graph: po | rf | co | fr | spawn | join is acyclic.
 bool explorer::sc_acyclic(const graph& gr) {
     const unsigned n = unsigned(gr.th.size());
@@ -1004,7 +1027,20 @@ bool explorer::sc_acyclic(const graph& gr) {
 // cannot form a cycle (a cycle needs an edge back against program order), so the usual case of
 // the kernel rows (fully ordered cmpxchg in the harness only) costs nothing.
 bool explorer::psc_acyclic() const {
-    std::vector<eid> ev_all, sc;
+    // The nodes: every event run so far (but choices and blocks), and the two seq_cst fences of
+    // each successful fully ordered cas (kernel try_cmpxchg: fence; cas; fence), which exist only
+    // when it succeeds and are not graph events. A node has a thread, a place in program order
+    // (pos: 2i for event i, 2i - 1 for a fence right before it, 2i + 1 for one right after it),
+    // the happens-before position others must cover to have it before them (cover), and its own
+    // happens-before clock.
+    struct node {
+        eid e;    // the event, or the event the virtual fence is attached to
+        int pos;  // program order within the thread
+        std::int64_t cover;
+        hclock vc;  // what happens before it (itself included for events)
+        bool fence, sc;
+    };
+    std::vector<node> nodes;
     unsigned sc_threads = 0;
     for (unsigned t = 0; t < nthreads_; ++t) {
         bool any = false;
@@ -1013,34 +1049,42 @@ bool explorer::psc_acyclic() const {
             if (!is_done(x)) break;
             const event& e = ev(x);
             if (e.kind == ek::choice || e.kind == ek::block) continue;
-            ev_all.push_back(x);
-            if (e.is_sc()) {
-                sc.push_back(x);
-                any = true;
+            if (e.fenced() && e.is_read()) {  // the fence before the read half
+                hclock v = i > 0 ? rt(eid{x.t, i - 1}).hb : th_[t].start_hb;
+                v.join(acquired_before(x));
+                nodes.push_back(node{x, 2 * int(i) - 1, 2 * std::int64_t(i) + 1, v, true, true});
             }
+            nodes.push_back(node{x, 2 * int(i), 2 * std::int64_t(i) + 2, rt(x).hb,
+                                 e.kind == ek::fence, e.is_sc()});
+            if (e.fenced() && e.is_write()) {  // the fence after the write half
+                hclock v = rt(x).hb;
+                v.join(acquired_before(x));
+                nodes.push_back(node{x, 2 * int(i) + 1, 2 * std::int64_t(i) + 3, v, true, true});
+            }
+            any = any || e.is_sc() || e.fenced();
         }
         sc_threads += any;
     }
     if (sc_threads < 2) return true;
-    const std::size_t n = ev_all.size();
-    auto is_access = [&](std::size_t k) { return ev(ev_all[k]).is_access(); };
-    auto is_fence = [&](std::size_t k) { return ev(ev_all[k]).kind == ek::fence; };
+    const std::size_t n = nodes.size();
+    auto is_access = [&](std::size_t k) { return !nodes[k].fence && ev(nodes[k].e).is_access(); };
+    auto is_fence = [&](std::size_t k) { return nodes[k].fence; };
     // rank: a write at co position p is 2p, a read of it 2p + 1; for accesses to one location,
     // eco(x, y) <=> rank(x) < rank(y).
     std::vector<std::size_t> rank(n, 0);
     for (std::size_t k = 0; k < n; ++k) {
-        const event& e = ev(ev_all[k]);
-        if (e.is_write())
-            rank[k] = 2 * g().co_index(ev_all[k]);
-        else if (e.is_read())
-            rank[k] = 2 * g().co_index(e.rf) + 1;
+        if (!is_access(k)) continue;
+        const event& e = ev(nodes[k].e);
+        rank[k] = e.is_write() ? 2 * g().co_index(nodes[k].e) : 2 * g().co_index(e.rf) + 1;
     }
     auto same_loc = [&](std::size_t x, std::size_t y) {
-        return is_access(x) && is_access(y) && ev(ev_all[x]).loc == ev(ev_all[y]).loc;
+        return is_access(x) && is_access(y) && ev(nodes[x].e).loc == ev(nodes[y].e).loc;
     };
-    auto hbk = [&](std::size_t x, std::size_t y) { return hb(ev_all[x], ev_all[y]); };
+    auto hbk = [&](std::size_t x, std::size_t y) {
+        return x != y && std::int64_t(nodes[y].vc.c[nodes[x].e.t]) >= nodes[x].cover;
+    };
     auto pok = [&](std::size_t x, std::size_t y) {
-        return ev_all[x].t == ev_all[y].t && ev_all[x].i < ev_all[y].i;
+        return nodes[x].e.t == nodes[y].e.t && nodes[x].pos < nodes[y].pos;
     };
     // first po-successor at another location, last po-predecessor at another location
     std::vector<long> first_other(n, -1), last_other(n, -1);
@@ -1058,7 +1102,7 @@ bool explorer::psc_acyclic() const {
         if (pok(x, y)) return true;
         if (same_loc(x, y)) {
             if (hbk(x, y)) return true;
-            if (ev(ev_all[y]).is_write() && rank[x] < rank[y]) return true;  // co | fr
+            if (ev(nodes[y].e).is_write() && rank[x] < rank[y]) return true;  // co | fr
             return false;
         }
         const long c = first_other[x], d = last_other[y];
@@ -1066,7 +1110,7 @@ bool explorer::psc_acyclic() const {
     };
     std::vector<std::size_t> sck;
     for (std::size_t k = 0; k < n; ++k)
-        if (ev(ev_all[k]).is_sc()) sck.push_back(k);
+        if (nodes[k].sc) sck.push_back(k);
     const std::size_t m = sck.size();
     std::vector<std::vector<char>> edge(m, std::vector<char>(m, 0));
     for (std::size_t i = 0; i < m; ++i)
@@ -1258,6 +1302,10 @@ void explorer::exec_read(eid r) {
     ev_rt& d = rt(r);
     const ev_rt& w = rt(e.rf);
     if (g().partial) e.val = ev(e.rf).val;
+    if (e.fenced()) {  // the seq_cst fence before a fully ordered cas that succeeds
+        x.hb.join(x.acq_pending);
+        x.rel_fence = x.hb;
+    }
     d.hb = x.hb;
     d.hb.stamp(r);
     if (is_acquire(e.read_order()))
@@ -1309,6 +1357,10 @@ void explorer::exec_write(eid w) {
     x.hb = d.hb;
     x.porf = d.porf;
     x.next = w.i + 1;
+    if (e.fenced()) {  // the seq_cst fence after a fully ordered cas that succeeded
+        x.hb.join(x.acq_pending);
+        x.rel_fence = x.hb;
+    }
     x.awaited.clear();
     x.seg_cur.clear();
     x.seg_prev.clear();
@@ -1472,7 +1524,7 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
 }
 
 value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, mo fail_order,
-                      src_loc where, bool& ok) {
+                      src_loc where, bool& ok, bool full) {
     loc_rt& l = loc_of(p, where);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     bool replay;
@@ -1483,6 +1535,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             e.order = order;
             e.fail_order = fail_order;
             e.rmw = op;
+            e.full = full;
             e.width = l.width;
             e.arg = arg & width_mask(l.width);
             e.arg2 = arg2 & width_mask(l.width);
@@ -1496,6 +1549,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         e.order = order;
         e.fail_order = fail_order;
         e.rmw = op;
+        e.full = full;
         e.width = l.width;
         e.loc = a;
         e.arg = arg & width_mask(l.width);
@@ -1509,8 +1563,19 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         const auto& list = g().co.at(a);
         const std::size_t lo =
             frontier(a, pre, opt_.model == memory_model::sc ? &reach : nullptr, nullptr);
+        // A fully ordered cas that succeeds has a seq_cst fence before it: what the thread's
+        // relaxed reads acquired is then in its prefix too.
+        std::size_t lo_succ = lo;
+        if (full && opt_.model == memory_model::rc11) {
+            hclock fenced = pre;
+            fenced.join(th_[cur_].acq_pending);
+            lo_succ = frontier(a, fenced, nullptr, nullptr);
+        }
         // Every coherent write, even one another RMW already reads: see complete_rmw.
         for (std::size_t k = lo; k + 1 < list.size(); ++k) {
+            event probe = e;
+            probe.val = ev(list[k]).val;
+            if (probe.rmw_succeeds() && k < lo_succ) continue;
             item it;
             it.kind = item::fwd_read;
             it.stamp = e.stamp;
@@ -1533,6 +1598,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
                 we.kind = ek::write;
                 we.order = order;
                 we.rmw = op;
+                we.full = full;
                 we.width = l.width;
                 we.loc = a;
                 we.val = re.rmw_result(re.val);
@@ -1549,6 +1615,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             w.kind = ek::write;
             w.order = order;
             w.rmw = op;
+            w.full = full;
             w.width = l.width;
             w.loc = a;
             w.val = re.rmw_result(re.val);
@@ -1788,6 +1855,7 @@ void explorer::trace_event(eid id) {
               << loc_name(e.loc) << " -> " << e.val << " (reads " << write_ref(e.rf) << ", co "
               << co_pos(e.rf) << (newest ? "" : ", NOT THE NEWEST") << "), "
               << to_string(e.read_order());
+            if (e.full) s << " (fully ordered)";
             if (e.rmw == rmw_op::cas)
                 s << (e.rmw_succeeds() ? ", succeeds"
                                        : ", fails: expected " + std::to_string(e.arg));
@@ -1924,6 +1992,13 @@ bool cas(void* loc, value_t& expected, value_t desired, mo success, mo failure, 
     bool ok = false;
     const value_t old =
         current->rmw(loc, detail::rmw_op::cas, expected, desired, success, failure, where, ok);
+    if (!ok) expected = old;
+    return ok;
+}
+bool cas_fully_ordered(void* loc, value_t& expected, value_t desired, src_loc where) {
+    bool ok = false;
+    const value_t old = current->rmw(loc, detail::rmw_op::cas, expected, desired, mo::seq_cst,
+                                     mo::relaxed, where, ok, true);
     if (!ok) expected = old;
     return ok;
 }

@@ -104,6 +104,10 @@ void store(void* loc, value_t v, mo order, src_loc where);
 // Strong compare-and-swap: on failure `expected` receives the value read (the read alone, with
 // the failure order). Success order applies to both halves of the RMW.
 bool cas(void* loc, value_t& expected, value_t desired, mo success, mo failure, src_loc where);
+// The kernel's try_cmpxchg: fully ordered when it succeeds (a seq_cst fence, a seq_cst cas, a
+// seq_cst fence), and ordering nothing when it fails (a relaxed read), as the kernel's memory
+// model says (its litmus test cmpxchg-fail-unordered-1 is allowed).
+bool cas_fully_ordered(void* loc, value_t& expected, value_t desired, src_loc where);
 value_t fetch_add(void* loc, value_t v, mo order, src_loc where);
 value_t exchange(void* loc, value_t v, mo order, src_loc where);
 void fence(mo order, src_loc where);

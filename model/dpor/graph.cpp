@@ -68,8 +68,10 @@ std::string graph::canonical() const {
             switch (e.kind) {
                 case ek::read:
                     std::snprintf(buf, sizeof buf, " %c%u=%llu@%u.%u",
-                                  e.rmw != rmw_op::none ? 'U' : 'R', rank[e.loc],
-                                  static_cast<unsigned long long>(e.val), e.rf.t,
+                                  e.full                  ? 'V'
+                                  : e.rmw != rmw_op::none ? 'U'
+                                                          : 'R',
+                                  rank[e.loc], static_cast<unsigned long long>(e.val), e.rf.t,
                                   static_cast<unsigned>(e.rf.i));
                     break;
                 case ek::write:

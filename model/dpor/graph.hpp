@@ -41,6 +41,8 @@ struct event {
     bool ipr = false;             // read repaired to the newest write after a revisit
     bool revisitable = true;      // read: may still be revisited (false once in a revisiting
                                   // write's prefix)
+    bool full = false;            // halves of a fully ordered cas (seq_cst fences around it when
+                                  // it succeeds, nothing when it fails)
     std::uint8_t width = 8;
     std::uint32_t stamp = 0;  // insertion order; increases along program order
     std::uintptr_t loc = 0;
@@ -76,6 +78,9 @@ struct event {
         }
         return v;
     }
+    // A fully ordered cas that took effect: a seq_cst fence before its read half and one after its
+    // write half (not graph events; the engine accounts for them).
+    bool fenced() const { return full && (kind == ek::write || rmw_succeeds()); }
     bool is_sc() const {
         if (kind == ek::read) return read_order() == mo::seq_cst;
         return (kind == ek::write || kind == ek::fence) && order == mo::seq_cst;

@@ -16,7 +16,8 @@
 
 namespace kverify::dpor::test {
 
-enum class op : std::uint8_t { load, store, cas, fadd, xchg, fence, assume };
+// cas_full: the kernel's try_cmpxchg (fully ordered on success, relaxed on failure).
+enum class op : std::uint8_t { load, store, cas, fadd, xchg, fence, assume, cas_full };
 
 struct instr {
     op o = op::load;
@@ -80,6 +81,11 @@ inline engine_run run_on_engine(const prog& p, options opt) {
                     r[i] = rt::cas(l, exp, in.v2, in.order, in.fail_order, at) ? 1 : 0;
                     break;
                 }
+                case op::cas_full: {
+                    value_t exp = in.v;
+                    r[i] = rt::cas_fully_ordered(l, exp, in.v2, at) ? 1 : 0;
+                    break;
+                }
                 case op::fadd:
                     r[i] = rt::fetch_add(l, in.v, in.order, at);
                     break;
@@ -101,7 +107,8 @@ inline engine_run run_on_engine(const prog& p, options opt) {
 }
 
 inline std::string to_text(const prog& p) {
-    static const char* ops[] = {"load", "store", "cas", "fadd", "xchg", "fence", "assume"};
+    static const char* ops[] = {"load", "store", "cas",    "fadd",
+                                "xchg", "fence", "assume", "cas_full"};
     std::string s = p.name + " init";
     for (value_t v : p.init) s += " " + std::to_string(v);
     s += "\n";
@@ -123,6 +130,8 @@ inline std::string to_text(const prog& p) {
             if (in.o == op::cas)
                 s += " " + std::to_string(in.v) + "->" + std::to_string(in.v2) + " fail " +
                      to_string(in.fail_order);
+            if (in.o == op::cas_full)
+                s += " " + std::to_string(in.v) + "->" + std::to_string(in.v2);
             s += " " + std::string(to_string(in.order));
         }
         s += "\n";
@@ -161,6 +170,10 @@ inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_
                 in.order = rmw_orders[pick(5)];
                 in.fail_order = pick(3) == 0 ? mo::acquire : mo::relaxed;
                 if (in.order == mo::seq_cst && pick(2)) in.fail_order = mo::seq_cst;
+                in.v = pick(3);
+                in.v2 = 1 + pick(2);
+            } else if (k < 16 && pick(2) == 0) {
+                in.o = op::cas_full;
                 in.v = pick(3);
                 in.v2 = 1 + pick(2);
             } else if (k < 17) {

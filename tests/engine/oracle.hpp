@@ -26,6 +26,8 @@ public:
         value_t val = 0;
         int rf_t = -1, rf_i = -1;
         bool rmw_write = false;
+        bool hidden = false;  // a fence of a fully ordered cas: in the relations, not the text
+        bool full = false;    // the read half of a fully ordered cas (printed 'V')
     };
     struct state {
         std::vector<std::vector<ev>> th;                   // [0]: the init writes
@@ -68,16 +70,23 @@ public:
     }
 
     static std::string canonical(const state& s) {
+        // Event numbers as the engine has them: hidden fences are not events there.
+        std::vector<std::vector<int>> vis(s.th.size());
+        for (unsigned t = 0; t < s.th.size(); ++t) {
+            int k = 0;
+            for (const ev& e : s.th[t]) vis[t].push_back(e.hidden ? -1 : k++);
+        }
         std::string out;
         for (unsigned t = 0; t < s.th.size(); ++t) {
             out += "T" + std::to_string(t) + ":";
             for (const ev& e : s.th[t]) {
+                if (e.hidden) continue;
                 switch (e.kind) {
                     case 'R':
                     case 'U':
-                        out += std::string(" ") + e.kind + std::to_string(e.loc) + "=" +
-                               std::to_string(e.val) + "@" + std::to_string(e.rf_t) + "." +
-                               std::to_string(e.rf_i);
+                        out += std::string(" ") + (e.full ? 'V' : e.kind) + std::to_string(e.loc) +
+                               "=" + std::to_string(e.val) + "@" + std::to_string(e.rf_t) + "." +
+                               std::to_string(vis[unsigned(e.rf_t)][unsigned(e.rf_i)]);
                         break;
                     case 'I':
                     case 'W':
@@ -96,7 +105,9 @@ public:
         }
         for (unsigned k = 0; k < s.co.size(); ++k) {
             out += "co" + std::to_string(k) + ":";
-            for (auto [t, i] : s.co[k]) out += " " + std::to_string(t) + "." + std::to_string(i);
+            for (auto [t, i] : s.co[k])
+                out +=
+                    " " + std::to_string(t) + "." + std::to_string(vis[unsigned(t)][unsigned(i)]);
             out += "\n";
         }
         return out;
@@ -360,6 +371,51 @@ private:
                                         {int(task_thread), int(n.th[task_thread].size() - 1)});
                     advance(n, t);
                     dfs(n);
+                }
+                break;
+            case op::cas_full:
+                // Success: seq_cst fence, seq_cst cas, seq_cst fence. Failure: a relaxed read.
+                for (auto w : writes_of(in.loc)) {
+                    const value_t old = value_of(w);
+                    ev r;
+                    r.kind = 'U';
+                    r.full = true;
+                    r.loc = in.loc;
+                    r.val = old;
+                    r.rf_t = w.first;
+                    r.rf_i = w.second;
+                    ev f;
+                    f.kind = 'F';
+                    f.order = mo::seq_cst;
+                    f.hidden = true;
+                    if (old != in.v) {
+                        state n = s;
+                        r.order = mo::relaxed;
+                        n.th[task_thread].push_back(r);
+                        n.regs[t][i] = 0;
+                        advance(n, t);
+                        dfs(n);
+                        continue;
+                    }
+                    r.order = mo::seq_cst;
+                    for (unsigned pos = 0; pos <= s.co[in.loc].size(); ++pos) {
+                        state n = s;
+                        n.th[task_thread].push_back(f);
+                        n.th[task_thread].push_back(r);
+                        ev wr;
+                        wr.kind = 'W';
+                        wr.loc = in.loc;
+                        wr.order = mo::seq_cst;
+                        wr.rmw_write = true;
+                        wr.val = in.v2;
+                        n.th[task_thread].push_back(wr);
+                        n.co[in.loc].insert(n.co[in.loc].begin() + pos,
+                                            {int(task_thread), int(n.th[task_thread].size() - 1)});
+                        n.th[task_thread].push_back(f);
+                        n.regs[t][i] = 1;
+                        advance(n, t);
+                        dfs(n);
+                    }
                 }
                 break;
             case op::cas:

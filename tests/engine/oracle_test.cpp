@@ -47,6 +47,14 @@ instr CAS(unsigned loc, value_t expected, value_t desired, mo o, mo f = mo::rela
     i.fail_order = f;
     return i;
 }
+instr CASF(unsigned loc, value_t expected, value_t desired) {
+    instr i;
+    i.o = op::cas_full;
+    i.loc = loc;
+    i.v = expected;
+    i.v2 = desired;
+    return i;
+}
 instr FADD(unsigned loc, value_t v, mo o = mo::relaxed) {
     instr i;
     i.o = op::fadd;
@@ -265,6 +273,26 @@ std::vector<litmus_case> litmus_suite() {
         {make("two-stores-back", 2, {{S(0, 1), S(0, 2), S(0, 3), S(1, 1)}, {L(1), L(0)}}),
          [](const outcome& o, const std::vector<value_t>&) { return o[1][0] == 1 && o[1][1] == 1; },
          true, false});
+    // The kernel's try_cmpxchg (cas_full) between a write and a read, against smp_mb on the
+    // other side: when it fails it orders nothing (the kernel's cmpxchg-fail-unordered-1 is
+    // allowed); when it succeeds it is fully ordered (store buffering forbidden).
+    {
+        prog fail = make("SB+failed-cmpxchg", 3,
+                         {{S(0, 1), CASF(2, 1, 2), L(1)}, {S(1, 1), F(mo::seq_cst), L(0)}});
+        v.push_back({fail,
+                     [](const outcome& o, const std::vector<value_t>&) {
+                         return o[0][1] == 0 && o[0][2] == 0 && o[1][2] == 0;
+                     },
+                     true, false});
+        prog ok = fail;
+        ok.name = "SB+cmpxchg";
+        ok.init[2] = 1;
+        v.push_back({ok,
+                     [](const outcome& o, const std::vector<value_t>&) {
+                         return o[0][1] == 1 && o[0][2] == 0 && o[1][2] == 0;
+                     },
+                     false, false});
+    }
     // Atomicity: two fetch_adds never both read 0.
     v.push_back(
         {make("RMW-atomic", 1, {{FADD(0, 1)}, {FADD(0, 1)}}),

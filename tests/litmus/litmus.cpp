@@ -187,9 +187,9 @@ struct wrc_wmb_rmb : scenario_base {
 
 // The kernel's cmpxchg-fail-unordered: a failed fully ordered cmpxchg orders nothing, so T0's
 // write of x and read of y around it may be reordered (store buffering against T1's smp_mb).
-// The kernel memory model allows both reads 0; our mapping orders the failed try_cmpxchg as a
-// successful one (Relacy cannot express the difference): pinned as "pass", a documented place
-// where the model is stronger than the kernel.
+// The kernel memory model allows both reads 0, and so does the dpor engine (its fences of a
+// fully ordered cas exist only when it succeeds). Relacy cannot make a fence depend on the
+// outcome and orders the failed cmpxchg: pinned as its limit ("pass" there).
 struct cmpxchg_fail_unordered : scenario_base {
     static constexpr unsigned tasks = 2;
     using params = litmus_params;
@@ -235,7 +235,7 @@ void register_litmus() {
     add<s_shape>("s/release-acquire", order::rel_acq, "S, store_release/load_acquire");
     add<wrc_wmb_rmb>("wrc/wmb-rmb", order::fences, "WRC+wmb+rmb (stronger than the LKMM)");
     add<cmpxchg_fail_unordered>("cmpxchg-fail-unordered", order::relaxed,
-                                "failed try_cmpxchg (stronger than the LKMM)");
+                                "failed try_cmpxchg (Relacy: ordered, a limit)");
 }
 
 const registrar reg(register_litmus);
