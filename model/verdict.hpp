@@ -35,10 +35,10 @@ struct search_limits {
 
 struct search_spec {
     search_kind kind = search_kind::exhaustive;
-    unsigned bound = 0;            // context bound, for bounded
-    std::uint64_t samples = 0;     // executions, for sampled
-    unsigned depth_limit = 20000;  // steps per execution before Relacy calls it a livelock
-    double budget_s = 0;           // wall-clock budget, 0 = none
+    unsigned bound = 0;               // context bound, for bounded
+    std::uint64_t samples = 0;        // executions, for sampled
+    unsigned depth_limit = 20000;     // steps per execution before Relacy calls it a livelock
+    double budget_s = 0;              // wall-clock budget, 0 = none
     std::uint64_t execution_cap = 0;  // stop (inconclusive) after this many executions, 0 = none
     search_limits limits;
     // Engine-specific: when set, run only the execution it names (a saved counterexample)
@@ -49,9 +49,12 @@ struct search_spec {
     // "exhaustive", "bounded:K" or "sampled:N"
     std::string str() const {
         switch (kind) {
-            case search_kind::exhaustive: return "exhaustive";
-            case search_kind::bounded: return "bounded:" + std::to_string(bound);
-            case search_kind::sampled: return "sampled:" + std::to_string(samples);
+            case search_kind::exhaustive:
+                return "exhaustive";
+            case search_kind::bounded:
+                return "bounded:" + std::to_string(bound);
+            case search_kind::sampled:
+                return "sampled:" + std::to_string(samples);
         }
         return "?";
     }
@@ -76,7 +79,8 @@ struct search_spec {
             r.kind = search_kind::sampled;
             r.samples = v;
         } else {
-            err = "invalid search '" + s + "' (expected exhaustive, bounded:K with 0<=K<=64, or "
+            err = "invalid search '" + s +
+                  "' (expected exhaustive, bounded:K with 0<=K<=64, or "
                   "sampled:N with N>=1)";
             return false;
         }
