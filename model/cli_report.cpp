@@ -349,6 +349,24 @@ std::string markdown_summary(const std::vector<row_result>& results, const run_i
                   "(never a verdict).\n";
     }
 
+    // What only some engines report: executions cut short, and whether a violation also occurs
+    // under sequential consistency.
+    bool engine_details = false;
+    for (const row_result& r : results)
+        engine_details = engine_details || r.v.blocked != 0 || !r.v.also_sc.empty();
+    if (engine_details) {
+        md << "\n### Engine details\n\n"
+           << "| check | engine | search | verdict | also under SC | executions | blocked |\n"
+           << "|---|---|---|---|---|---|---|\n";
+        for (const row_result& r : results) {
+            if (r.v.blocked == 0 && r.v.also_sc.empty()) continue;
+            md << "| `" << md_cell(r.row.check) << "` | " << r.row.engine << " | "
+               << r.row.search.str() << " | " << md_cell(r.v.outcome) << " | "
+               << (r.v.also_sc.empty() ? "-" : r.v.also_sc) << " | " << r.v.executions << " | "
+               << r.v.blocked << " |\n";
+        }
+    }
+
     // Per variant: how many rows of each search kind passed or found a violation.
     struct tally {
         std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (pass, violation)
@@ -441,6 +459,7 @@ void print_epilogue(const std::vector<row_result>& results, bool with_traces, do
         std::printf("\n%s: %s\n", row_title(r.row).c_str(),
                     r.status == "ok" ? ("expected " + r.row.expected).c_str() : r.mismatch.c_str());
         if (!r.v.detail.empty()) std::printf("  %s\n", r.v.detail.c_str());
+        if (!r.v.also_sc.empty()) std::printf("  also under SC: %s\n", r.v.also_sc.c_str());
         if ((differs || with_traces) && !r.v.trace.empty())
             std::printf("  counterexample trace:\n%s", r.v.trace.c_str());
     }

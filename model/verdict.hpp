@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What a search is asked to do (search_spec) and what it found (verdict), for every engine.
 // No engine headers here: the command line and the result files use these types too.
+//
+// What an engine's runner (scenario.hpp, engine_runners) honours of a search_spec: kind, bound
+// and samples; budget_s and execution_cap (either running out gives "inconclusive"); limits
+// (caps on the check's IRQ, NMI and migration budgets, for shrinking); replay (run only the
+// saved execution: its violation again, or "pass" when it no longer fails); raw_trace. It fills
+// outcome, detail, executions, blocked, also_sc, trace and replay, and calls progress_tick()
+// once per execution.
 #pragma once
 
 #include <cstdint>

@@ -399,6 +399,41 @@ TEST_F(cli, json_junit_and_markdown_are_well_formed) {
         << md;
 }
 
+TEST_F(cli, engine_fields_travel_through_json_junit_and_markdown) {
+    // Relacy fills neither blocked nor also_sc: a result row stands in for another engine's.
+    ASSERT_EQ(
+        kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--json", path("r.json")})
+            .status,
+        0);
+    json j = json::parse(slurp(path("r.json")));
+    ASSERT_EQ(j.at("rows").size(), 1u);
+    j["rows"][0]["also_sc"] = "no";
+    j["rows"][0]["blocked"] = 7;
+    spit(path("r.json"), j.dump());
+    const result m = kverify({"merge", path("r.json"), "--json", path("m.json"), "--junit",
+                              path("m.xml"), "--markdown", path("m.md")});
+    EXPECT_EQ(m.status, 0) << m.out << m.err;
+    const json row = rows_of(path("m.json"))[0];
+    EXPECT_EQ(row.at("also_sc"), "no");
+    EXPECT_EQ(row.at("blocked"), 7);
+    const std::string md = slurp(path("m.md"));
+    EXPECT_NE(md.find("### Engine details"), std::string::npos) << md;
+    EXPECT_NE(
+        md.find(
+            "| `kernel/local-cas-two-cpus` | relacy | exhaustive | single-owner | no | 1 | 7 |"),
+        std::string::npos)
+        << md;
+    const std::string xml = slurp(path("m.xml"));
+    EXPECT_NE(xml.find("also under SC: no"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("blocked: 7"), std::string::npos) << xml;
+    // and without them, no such section
+    ASSERT_EQ(kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--markdown",
+                       path("plain.md")})
+                  .status,
+              0);
+    EXPECT_EQ(slurp(path("plain.md")).find("Engine details"), std::string::npos);
+}
+
 // ----- parallel runs and shards -----
 
 // The table lines of a verify run, without the time column.
