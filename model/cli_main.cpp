@@ -50,8 +50,8 @@ progress: on stderr, only when stderr is a terminal (or with --progress): the ch
 
 exit status:
   0  every verdict as expected (verify, check, merge); no violation found (run, replay)
-  1  a verdict differs, or only its execution count changed (count-changed, unless
-     --allow-count-changed); a violation was found (run, replay)
+  1  a verdict differs, a check's process died (error), or only its execution count changed
+     (count-changed, unless --allow-count-changed); a violation was found (run, replay)
   2  bad usage: unknown command, option, check, engine or search, bad regex, unreadable or
      malformed table or result file, --shard out of range; a one-line message says which
   3  inconclusive: a search ran out of its --budget (and nothing differs)
@@ -75,10 +75,19 @@ std::string default_table() {
     return std::string(KVERIFY_SOURCE_DIR) + "/proofs/expected/verdicts.tsv";
 }
 
-std::string joined_engines() {
+std::string joined(const std::vector<std::string>& names) {
     std::string all;
-    for (const std::string& e : model::known_engines()) all += (all.empty() ? "" : ", ") + e;
+    for (const std::string& e : names) all += (all.empty() ? "" : ", ") + e;
     return all;
+}
+
+std::string joined_engines() { return joined(model::known_engines()); }
+
+// Fails early, before any search, when a result file cannot be written.
+void check_writable(const std::string& path) {
+    if (path.empty()) return;
+    std::ofstream out(path, std::ios::app);
+    if (!out) throw usage_error("cannot write " + path);
 }
 
 // ----- validators: each failure is one line naming what was wrong -----
@@ -196,7 +205,8 @@ int cmd_run(const options& o) {
     const std::string engine = o.engine.empty() ? "relacy" : o.engine;
     if (!c.supports(engine))
         throw usage_error("check " + c.name + " cannot run on engine '" + engine +
-                          "' (it runs on: " + c.engines.front() + ")");
+                          "' (it runs on: " + joined(c.engines) + ")");
+    check_writable(o.save_replay);
     const job j{&c, engine, make_spec(o, o.search)};
     const verdict v = run_here(j, o.show_progress(), c.name);
     print_verdict(c, v);
@@ -346,6 +356,7 @@ void write_outputs(const options& o, const run_info& info, const std::vector<row
 
 int cmd_verify(const options& o) {
     const auto t0 = std::chrono::steady_clock::now();
+    for (const std::string* f : {&o.json_out, &o.junit_out, &o.markdown_out}) check_writable(*f);
     const table t = load_table(o.expected);
     run_info info;
     info.table_path = o.expected;
@@ -404,6 +415,7 @@ int cmd_verify(const options& o) {
 }
 
 int cmd_merge(const options& o) {
+    for (const std::string* f : {&o.json_out, &o.junit_out, &o.markdown_out}) check_writable(*f);
     std::vector<row_result> results;
     run_info info;
     std::vector<std::string> shards;

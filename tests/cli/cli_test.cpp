@@ -177,6 +177,10 @@ TEST_F(cli, bad_command_line_exits_2_with_one_line) {
         {{"replay", "/nonexistent/cex.json"}, "cannot read replay file"},
         {{"merge", "/nonexistent/a.json"}, "cannot read result file"},
         {{"help", "nope"}, "unknown command 'nope'"},
+        {{"verify", "--filter", "^kernel/", "--json", "/nonexistent/r.json"},
+         "cannot write /nonexistent/r.json"},
+        {{"run", "kernel/local-cas-two-cpus", "--save-replay", "/nonexistent/c.json"},
+         "cannot write /nonexistent/c.json"},
     };
     for (const bad_input& c : cases) {
         SCOPED_TRACE(::testing::PrintToString(c.args));
