@@ -54,7 +54,8 @@ exit status:
      (count-changed, unless --allow-count-changed); a violation was found (run, replay)
   2  bad usage: unknown command, option, check, engine or search, bad regex, unreadable or
      malformed table or result file, --shard out of range; a one-line message says which
-  3  inconclusive: a search ran out of its --budget (and nothing differs)
+  3  inconclusive: a search ran out of its --budget or --max-executions (and nothing
+     differs)
 
 files:
   proofs/expected/verdicts.tsv   the expected verdicts (see its header)
@@ -145,6 +146,7 @@ struct options {
     std::string shard;
     unsigned jobs = default_jobs();
     double budget = 0;
+    std::uint64_t max_executions = 0;
     bool trace = false, raw_trace = false;
     bool progress = false, no_progress = false;
     bool repin = false, allow_count_changed = false, no_shrink = false;
@@ -163,6 +165,7 @@ search_spec make_spec(const options& o, const std::string& s) {
     std::string err;
     if (!search_spec::parse(s, spec, err)) throw usage_error(err);
     spec.budget_s = o.budget;
+    spec.execution_cap = o.max_executions;
     spec.raw_trace = o.raw_trace;
     return spec;
 }
@@ -333,6 +336,7 @@ int cmd_check(const options& o) {
     r.config = c.config;
     search_spec s = r.row.search;
     s.budget_s = o.budget;
+    s.execution_cap = o.max_executions;
     r.v = run_here(job{&c, r.row.engine, s}, false, c.name);
     judge(r);
     print_verdict(c, r.v);
@@ -382,6 +386,7 @@ int cmd_verify(const options& o) {
         const check& c = *model::find_check(rows[i].check);
         search_spec s = rows[i].search;
         s.budget_s = o.budget;
+        s.execution_cap = o.max_executions;
         jobs.push_back(job{&c, rows[i].engine, s});
         results[i].row = rows[i];
         results[i].algorithm = c.algorithm;
@@ -502,7 +507,12 @@ struct parser {
         a->add_option("--budget", o.budget, "wall-clock budget per search; out of it: inconclusive")
             ->check(CLI::PositiveNumber)
             ->type_name("SEC");
+        a->add_option("--max-executions", o.max_executions,
+                      "stop each search after N executions; then: inconclusive")
+            ->check(CLI::PositiveNumber)
+            ->type_name("N");
     }
+
     void add_progress(CLI::App* a) {
         auto* on = a->add_flag("--progress", o.progress, "progress on stderr even if no terminal");
         auto* off = a->add_flag("--no-progress", o.no_progress, "never show progress");

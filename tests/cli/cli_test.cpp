@@ -239,6 +239,20 @@ TEST_F(cli, a_spent_budget_is_inconclusive_and_exits_3) {
     EXPECT_NE(v.out.find("inconclusive"), std::string::npos) << v.out;
 }
 
+TEST_F(cli, an_execution_cap_is_inconclusive_and_deterministic) {
+    const result r = kverify({"run", "objpool/v6.7/c2-o1-np", "--max-executions", "1000"});
+    EXPECT_EQ(r.status, 3) << r.out;
+    EXPECT_NE(r.out.find("verdict: inconclusive  executions: 1000 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("execution cap of 1000 reached"), std::string::npos) << r.out;
+    // a search that ends within the cap is not affected
+    const result small = kverify({"run", "kernel/smp-cas-two-cpus", "--max-executions", "495"});
+    EXPECT_EQ(small.status, 0) << small.out;
+    EXPECT_NE(small.out.find("verdict: pass  executions: 495 "), std::string::npos) << small.out;
+    const result v =
+        kverify({"verify", "--filter", "^objpool/v6.7/c2-o1-np$", "--max-executions", "1000"});
+    EXPECT_EQ(v.status, 3) << v.out;
+}
+
 TEST_F(cli, traces_are_clean) {
     const result r = kverify({"run", "pcpu_stat/mut-read-write/irq1-mig0", "--no-shrink"});
     ASSERT_EQ(r.status, 1) << r.out;
@@ -590,6 +604,18 @@ TEST_F(cli, shrinking_keeps_the_violation_class_with_a_smaller_search) {
     // the IRQ is needed: its budget stays
     EXPECT_FALSE(saved.contains("limits")) << saved.dump();
     EXPECT_NE(r.out.find("irq enter on cpu0"), std::string::npos) << r.out;
+
+    // a data race that needs no NMI: the NMI budget goes, and the replay file keeps that limit
+    const result n = kverify({"run", "objpool/v6.7/c2-o1-nmi", "--save-replay", path("nmi.json")});
+    ASSERT_EQ(n.status, 1) << n.out;
+    EXPECT_NE(n.out.find("shrunk from exhaustive to bounded:0 nmi<=0"), std::string::npos) << n.out;
+    const json limited = json::parse(slurp(path("nmi.json")));
+    EXPECT_EQ(limited.at("limits"), json({{"nmi", 0}})) << limited.dump();
+    const result p = kverify({"replay", path("nmi.json")});
+    EXPECT_EQ(p.status, 1) << p.out;
+    EXPECT_NE(p.out.find("search: bounded:0 nmi<=0  verdict: data-race"), std::string::npos)
+        << p.out;
+    EXPECT_NE(p.out.find("the trace is identical"), std::string::npos) << p.out;
 }
 
 // ----- progress and help -----
