@@ -12,6 +12,9 @@
 //
 // Differences from the kernel: the `*_nocheck` RMWs use the generic (weakest-arch) form, a load
 // and a store, so a signal can split them; on x86 the kernel's __this_cpu ops are one instruction.
+// local_irq_save/restore keep irqs-off as a thread-local flag, and for cost realism also do what
+// user mode can of the kernel's x86 sequence: the flags save (pushf) and, standing in for the
+// restore's sti, a popf of the saved flags; the privileged cli and sti themselves are missing.
 #pragma once
 
 #include <pthread.h>
@@ -64,6 +67,21 @@ inline real_cpu_state& this_thread_state() noexcept {
 }
 
 inline void signal_barrier() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
+
+// The CPU flags register (x86 pushf / popf), only for the cost of the kernel's irq save and
+// restore. In user mode popf cannot change the interrupt flag, so this changes no behaviour.
+inline unsigned long read_cpu_flags() noexcept {
+#if defined(__x86_64__)
+    return __builtin_ia32_readeflags_u64();
+#else
+    return 0;
+#endif
+}
+inline void write_cpu_flags([[maybe_unused]] unsigned long flags) noexcept {
+#if defined(__x86_64__)
+    __builtin_ia32_writeeflags_u64(flags);
+#endif
+}
 
 struct real_machine {
     std::atomic<std::uint64_t> possible{cpumask::first_n(4).bits()};
@@ -299,18 +317,27 @@ struct real_env {
     }
 
     // ----- interrupts and preemption -----
+    // The saved flags are an x86 flags image, as in the kernel: irq_flags_on (EFLAGS.IF) is set
+    // when irqs were on. Reading the flags register is the kernel's save; its cli has no
+    // user-mode form.
+    static constexpr irq_flags irq_flags_on = 1ul << 9;
     static irq_flags local_irq_save(src_loc = {}) noexcept {
         detail::real_cpu_state& t = detail::this_thread_state();
-        const irq_flags was_off = t.irqs_off ? 1 : 0;
+        irq_flags flags = detail::read_cpu_flags() | irq_flags_on;
+        if (t.irqs_off) flags &= ~irq_flags_on;
         t.irqs_off = true;
         detail::signal_barrier();  // the section starts after irqs are off, for the compiler too
-        return was_off;
+        return flags;
     }
     static void local_irq_restore(irq_flags flags, src_loc = {}) noexcept {
         detail::real_cpu_state& t = detail::this_thread_state();
         detail::signal_barrier();  // the section ends before irqs are back on
-        t.irqs_off = flags != 0;
-        if (flags == 0 && !t.in_irq && !t.in_nmi) {
+        const bool on = (flags & irq_flags_on) != 0;
+        // popf of the saved flags: the cost stand-in for the kernel's sti (IF stays as it is).
+        detail::write_cpu_flags(flags | irq_flags_on);
+        t.irqs_off = !on;
+        // irq_pending first: the common case (nothing pending) costs one flag read.
+        if (on && t.irq_pending && !t.in_irq && !t.in_nmi) {
             // An IRQ that arrived while irqs were off runs now, as on irq enable in the kernel.
             while (t.irq_pending) {
                 t.irq_pending = false;

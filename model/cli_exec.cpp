@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include "model/cli.hpp"
 
@@ -283,7 +284,14 @@ verdict run_here(const job& j, bool progress, const std::string& label) {
     hp.label = label.c_str();
     hp.start = hp.last = clock_type::now();
     if (progress) model::progress() = {&here_tick, &hp};
-    verdict v = j.c->run(j.engine, j.spec);
+    verdict v;
+    try {
+        v = j.c->run(j.engine, j.spec);
+    } catch (...) {
+        model::progress() = {};
+        if (hp.shown) write_all(STDERR_FILENO, "\r\033[K", 4);
+        throw;
+    }
     model::progress() = {};
     if (hp.shown) write_all(STDERR_FILENO, "\r\033[K", 4);
     return v;
@@ -304,7 +312,12 @@ shrink_result shrink(const job& j, const verdict& found, bool progress) {
         job t = best;
         t.spec = s;
         t.spec.execution_cap = effort - r.executions;
-        const verdict v = run_here(t, progress, "shrinking: " + job_title(t));
+        verdict v;
+        try {
+            v = run_here(t, progress, "shrinking: " + job_title(t));
+        } catch (const std::invalid_argument&) {
+            return false;  // a search this engine does not offer (dpor: exhaustive only)
+        }
         ++r.searches;
         r.executions += v.executions;
         if (v.outcome != found.outcome) return false;

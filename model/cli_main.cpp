@@ -30,8 +30,9 @@ searches (S):
   sampled:N    N random executions (reproducible: seeded by the execution index)
   A pass is as strong as its search: every verdict is printed with its search.
 
-engines (E): relacy (Relacy Race Detector, C++11 memory model); further engines appear in
-  'kverify list' once registered. A row of the table names its engine.
+engines (E): relacy (Relacy Race Detector, C++11 memory model), dpor-rc11 and dpor-sc (the
+  project's own DPOR engine under RC11 or sequential consistency); 'kverify list' shows which
+  engines can run a check. A row of the table names its engine; 'run' defaults to relacy.
 
 parallel runs: 'verify -j N' runs each row in a child process of its own (Relacy keeps global
   state, so two searches never share a process, and threads are not an option); the table is
@@ -685,6 +686,11 @@ int main_impl(int argc, char** argv) {
         if (p.replay->parsed()) return cmd_replay(p.o);
         if (p.merge->parsed()) return cmd_merge(p.o);
     } catch (const usage_error& e) {
+        std::cout.flush();
+        std::cerr << "kverify: " << e.what() << "\n";
+        return exit_usage;
+    } catch (const std::invalid_argument& e) {
+        // An engine refusing a search it does not offer (e.g. bounded:K on dpor).
         std::cout.flush();
         std::cerr << "kverify: " << e.what() << "\n";
         return exit_usage;

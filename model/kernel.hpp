@@ -1,25 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The simulated kernel on top of Relacy: CPUs, tasks, IRQ/NMI contexts, irq and preemption
-// disabling, migration, and the bookkeeping behind the single-owner and debug-preempt checks.
+// The simulated kernel, written once for every exploration engine (engine.hpp): CPUs, tasks,
+// IRQ/NMI contexts, irq and preemption disabling, migration, and the bookkeeping behind the
+// single-owner and debug-preempt checks and the traces.
 //
-// One Relacy thread per task. A task holds one CPU at a time (a token: two tasks never run on one
-// CPU at once). Interrupts run inline on the interrupted task's Relacy thread, so code of one CPU
-// only nests, never runs in parallel with itself. At every delivery point (the start of each
-// modeled operation, see model_env) the search may choose, under budgets: nothing, an IRQ (irqs
-// on, none running on this CPU), an NMI (none running), a migration of a preemptible task to
-// another online CPU, or, when another task waits for this CPU, being preempted by it.
-// See model/ASSUMPTIONS.md for what this does and does not model.
+// One engine thread per task. A task holds one CPU at a time (a token: two tasks never run on one
+// CPU at once). Interrupts run inline on the interrupted task's thread, so code of one CPU only
+// nests, never runs in parallel with itself. At every delivery point (the start of each modeled
+// operation, see model_env) the search may choose, under budgets: nothing, an IRQ (irqs on, none
+// running on this CPU), an NMI (none running), a migration of a preemptible task to another online
+// CPU, or, when another task may wait for this CPU, being preempted by it.
+//
+// State of one CPU is only touched by the task holding its token; state of one task only by that
+// task; what several tasks share (the masks, the migration budget, the tokens themselves) is the
+// engine's (model::engine). See model/ASSUMPTIONS.md for what this does and does not model.
 #pragma once
 
-#include "impl/common.hpp"
+#include <algorithm>
 #include <cstdarg>
+#include <cstdio>
 
-#include "model/relacy.hpp"
+#include "impl/common.hpp"
+#include "model/engine.hpp"
+#include "model/verdict.hpp"
 
 namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
 
 inline constexpr unsigned max_cpus = 4;   // model CPU ids 0..3
-inline constexpr unsigned max_tasks = 6;  // Relacy threads
+inline constexpr unsigned max_tasks = 6;  // engine threads running tasks
 
 enum class ctx_kind : std::uint8_t { task, irq, nmi };
 using handler_fn = void (*)(unsigned cpu, void* arg);
@@ -30,13 +38,24 @@ struct kernel_config {
     cpumask possible = cpumask::first_n(2);
     cpumask online = cpumask::first_n(2);
     unsigned task_cpu[max_tasks] = {0, 1, 2, 3, 0, 1};  // CPU each task starts on
-    unsigned irq_budget[max_cpus] = {};                  // IRQs deliverable per CPU
-    unsigned nmi_budget[max_cpus] = {};                  // NMIs deliverable per CPU
-    unsigned migration_budget = 0;                       // migrations, all tasks together
+    unsigned irq_budget[max_cpus] = {};                 // IRQs deliverable per CPU
+    unsigned nmi_budget[max_cpus] = {};                 // NMIs deliverable per CPU
+    unsigned migration_budget = 0;                      // migrations, all tasks together
     bool check_single_owner = true;
     bool check_debug_preempt = true;
     bool warn_is_violation = true;  // a fired warn_once fails the execution
 };
+
+// A check's configuration with its budgets capped (shrinking a counterexample, verdict.hpp).
+inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
+    for (unsigned c = 0; c < max_cpus; ++c) {
+        if (l.irq >= 0) cfg.irq_budget[c] = std::min(cfg.irq_budget[c], unsigned(l.irq));
+        if (l.nmi >= 0) cfg.nmi_budget[c] = std::min(cfg.nmi_budget[c], unsigned(l.nmi));
+    }
+    if (l.migrations >= 0)
+        cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
+    return cfg;
+}
 
 // The first property violation of an execution, with its class (a short name that expected
 // verdicts refer to, e.g. "single-owner", "debug-preempt", "duplicate").
@@ -55,12 +74,11 @@ public:
         bool in_nmi = false;
         unsigned irq_left = 0;
         unsigned nmi_left = 0;
-        int holder = -1;       // task running on this CPU, -1 when free
-        unsigned waiters = 0;  // tasks waiting to run here
         handler_fn irq_fn = nullptr;
         void* irq_arg = nullptr;
         handler_fn nmi_fn = nullptr;
         void* nmi_arg = nullptr;
+        const void* held[4] = {};  // spinlocks this CPU holds (any of its contexts)
     };
     struct task_state {
         unsigned cpu = 0;
@@ -68,6 +86,7 @@ public:
         ctx_kind stack[4] = {ctx_kind::task};
         unsigned depth = 0;  // 0: task context; >0: inside irq/nmi handlers
         bool running = false;
+        unsigned migrated = 0;  // migrations this task made
     };
 
     static kernel& get() noexcept {
@@ -75,43 +94,34 @@ public:
         return k;
     }
 
-    // ----- run setup (the runner and the suite wrapper call these) -----
+    // ----- run setup (the runners call these) -----
     void configure(const kernel_config& cfg) noexcept { cfg_ = cfg; }
     const kernel_config& config() const noexcept { return cfg_; }
-    void set_deadline(std::chrono::steady_clock::time_point d) noexcept {
-        deadline_ = d;
-        has_deadline_ = true;
-    }
-    void clear_deadline() noexcept { has_deadline_ = false; }
-    bool budget_exhausted() const noexcept { return budget_exhausted_; }
-    void reset_run() noexcept {
-        budget_exhausted_ = false;
-        violation_ = violation_record{};
-    }
+    void reset_run() noexcept { violation_ = violation_record{}; }
 
-    // Called at the start of every iteration, before the scenario is constructed.
-    void begin_iteration() noexcept {
+    // Called at the start of every execution, before the scenario is constructed (on the
+    // engine's harness side).
+    void begin_iteration() {
+        const src_loc here("kernel", 0, "begin");
+        // Only when CPUs can change hands does the run-queue handoff matter.
+        const bool handoff = cfg_.migration_budget > 0 || cfg_.nr_tasks > cfg_.online.weight();
         for (unsigned c = 0; c < max_cpus; ++c) {
             cpus_[c] = cpu_state{};
             cpus_[c].irq_left = cfg_.irq_budget[c];
             cpus_[c].nmi_left = cfg_.nmi_budget[c];
+            tokens_[c].init(c, handoff, here);
         }
         for (unsigned t = 0; t < max_tasks; ++t) {
             tasks_[t] = task_state{};
             tasks_[t].cpu = cfg_.task_cpu[t];
         }
-        migrations_left_ = cfg_.migration_budget;
-        online_ = cfg_.online;
-        dying_ = cpumask{};
+        migrations_.init(cfg_.migration_budget, here);
+        online_.init(cfg_.online.bits(), here);
+        dying_.init(0, here);
         harness_cpu_ = cfg_.online.next(-1);
         warnings_ = 0;
-    }
-
-    // The scheduler's synchronisation per CPU (the run-queue lock and its barriers): one modeled
-    // atomic per CPU that the task leaving a CPU and the task arriving on it both RMW with
-    // acq_rel, so a task that runs on a CPU after another sees what the other did there.
-    void attach_runqueues(rl::atomic<unsigned>* rq) noexcept {
-        for (unsigned c = 0; c < max_cpus; ++c) rq_[c] = &rq[c];
+        in_invariant_ = false;
+        engine::labeler() = &label_for_trace;
     }
 
     void set_irq_handler(unsigned cpu, handler_fn fn, void* arg) noexcept {
@@ -127,41 +137,52 @@ public:
 
     void task_start(unsigned task) {
         task_state& t = tasks_[task];
-        acquire_cpu(task, t.cpu, src_loc("kernel", 0, "task start"));
+        tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start"));
         t.running = true;
     }
     void task_finish(unsigned task) {
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
-        release_cpu(t.cpu, src_loc("kernel", 0, "task end"));
+        tokens_[t.cpu].release(src_loc("kernel", 0, "task end"));
     }
 
     // ----- queries -----
     bool in_body() const noexcept {
-        return rl::is_ctx() && rl::ctx().threadx_ != nullptr &&
-               tasks_[rl::thread_index()].running;
+        return engine::in_thread() && tasks_[engine::thread_index()].running;
     }
     unsigned current_cpu() const noexcept {
-        return in_body() ? tasks_[rl::thread_index()].cpu : harness_cpu_;
+        return in_body() ? tasks_[engine::thread_index()].cpu : harness_cpu_;
     }
     cpu_state& cpu(unsigned c) noexcept { return cpus_[c]; }
     task_state* current_task() noexcept {
-        return in_body() ? &tasks_[rl::thread_index()] : nullptr;
+        return in_body() ? &tasks_[engine::thread_index()] : nullptr;
     }
-    bool irqs_disabled() const noexcept { return cpus_[current_cpu()].irqs_off; }
+    // Irqs are disabled in NMI context too, as in the kernel.
+    bool irqs_disabled() const noexcept {
+        const cpu_state& c = cpus_[current_cpu()];
+        return c.irqs_off || c.in_nmi;
+    }
     bool preemptible() const noexcept {
         if (!in_body()) return false;  // harness code is never preempted
-        const task_state& t = tasks_[rl::thread_index()];
+        const task_state& t = tasks_[engine::thread_index()];
         return t.depth == 0 && t.preempt_count == 0 && !cpus_[t.cpu].irqs_off;
     }
     unsigned warnings() const noexcept { return warnings_; }
-    // Hotplug state: changed by scenarios at delivery points, read by algorithms. Kept as plain
-    // simulator state (always current): see ASSUMPTIONS.md.
-    cpumask online() const noexcept { return online_; }
-    cpumask dying() const noexcept { return dying_; }
-    void set_online(unsigned cpu, bool on) noexcept { on ? online_.set(cpu) : online_.clear(cpu); }
-    void set_dying(unsigned cpu, bool d) noexcept { d ? dying_.set(cpu) : dying_.clear(cpu); }
+    // Hotplug state: changed by scenarios at delivery points, read by algorithms (the engine's
+    // shared words; see ASSUMPTIONS.md).
+    cpumask online(src_loc loc = {}) const { return cpumask(online_.load(loc)); }
+    cpumask dying(src_loc loc = {}) const { return cpumask(dying_.load(loc)); }
+    void set_online(unsigned cpu, bool on, src_loc loc) {
+        cpumask m = online(loc);
+        on ? m.set(cpu) : m.clear(cpu);
+        online_.store(m.bits(), loc);
+    }
+    void set_dying(unsigned cpu, bool d, src_loc loc) {
+        cpumask m = dying(loc);
+        d ? m.set(cpu) : m.clear(cpu);
+        dying_.store(m.bits(), loc);
+    }
     const violation_record& violation() const noexcept { return violation_; }
 
     // ----- operations the Env maps onto -----
@@ -183,7 +204,7 @@ public:
     void check_preemption_disabled(const char* what, src_loc loc) {
         if (cfg_.check_debug_preempt && preemptible())
             fail("debug-preempt", loc, "%s in preemptible code (task %u on cpu%u)", what,
-                 rl::thread_index(), current_cpu());
+                 engine::thread_index(), current_cpu());
     }
 
     void warn(const char* what, src_loc loc) {
@@ -191,31 +212,79 @@ public:
         if (cfg_.warn_is_violation) fail("warn", loc, "warn_once fired: %s", what);
     }
 
+    // Spinlocks held per CPU: a context that spins on a lock its own CPU holds (an interrupt
+    // handler on the holder's CPU, or a task taking it twice) can never get it.
+    void lock_acquiring(const void* lock, src_loc loc) {
+        const cpu_state& c = cpus_[current_cpu()];
+        for (const void* h : c.held)
+            if (h == lock)
+                fail("self-deadlock", loc, "spin_lock on a lock cpu%u already holds",
+                     current_cpu());
+    }
+    void lock_acquired(const void* lock) {
+        for (const void*& h : cpus_[current_cpu()].held)
+            if (h == nullptr) {
+                h = lock;
+                return;
+            }
+    }
+    void lock_released(const void* lock) {
+        for (const void*& h : cpus_[current_cpu()].held)
+            if (h == lock) {
+                h = nullptr;
+                return;
+            }
+    }
+
+    // Invariants (checked between any two steps) only look: no Env operation may run inside one,
+    // for it would be a delivery point (an interrupt handler inside an invariant).
+    struct invariant_scope {
+        bool& flag;
+        explicit invariant_scope(bool& f) : flag(f) { flag = true; }
+        ~invariant_scope() { flag = false; }
+    };
+    invariant_scope checking_invariant() { return invariant_scope(in_invariant_); }
+
     // A delivery point: the search chooses whether something happens before the next operation.
     void point(src_loc loc) {
+        if (in_invariant_)
+            fail("invariant-access", loc,
+                 "an invariant ran an Env operation (only peek and introspection may run there)");
         if (!in_body()) return;
-        check_deadline(loc);
-        const unsigned me = rl::thread_index();
-        task_state& t = tasks_[me];
-        cpu_state& c = cpus_[t.cpu];
-        const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 && c.irq_fn;
-        const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && c.nmi_fn;
-        const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
-        unsigned targets[max_cpus];
-        unsigned nr_targets = 0;
-        if (can_switch && migrations_left_ > 0)
-            for (unsigned cpu = online_.next(-1); cpu < max_cpus; cpu = online_.next(int(cpu)))
-                if (cpu != t.cpu) targets[nr_targets++] = cpu;
-        const bool yield_ok = can_switch && c.waiters > 0;
+        engine::on_point(loc);
+        for (;;) {
+            const unsigned me = engine::thread_index();
+            task_state& t = tasks_[me];
+            cpu_state& c = cpus_[t.cpu];
+            const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 && c.irq_fn;
+            const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && c.nmi_fn;
+            const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
+            unsigned targets[max_cpus];
+            unsigned nr_targets = 0;
+            if (can_switch && migrations_.may_take(t.migrated)) {
+                const cpumask on = online(loc);
+                for (unsigned cpu = on.next(-1); cpu < max_cpus; cpu = on.next(int(cpu)))
+                    if (cpu != t.cpu) targets[nr_targets++] = cpu;
+            }
+            const bool yield_ok = can_switch && may_be_waited_for(t.cpu);
 
-        const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + yield_ok;
-        if (n == 1) return;
-        unsigned k = rl::rand(n);
-        if (k-- == 0) return;
-        if (irq_ok && k-- == 0) return run_handler(ctx_kind::irq, loc);
-        if (nmi_ok && k-- == 0) return run_handler(ctx_kind::nmi, loc);
-        if (k < nr_targets) return migrate(targets[k], loc);
-        preempted(loc);
+            const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + yield_ok;
+            if (n == 1) return;
+            unsigned k = engine::choose(n, loc);
+            if (k-- == 0) return;
+            if (irq_ok && k-- == 0) {
+                run_handler(ctx_kind::irq, loc);
+            } else if (nmi_ok && k-- == 0) {
+                run_handler(ctx_kind::nmi, loc);
+            } else if (k < nr_targets) {
+                migrate(targets[k], loc);
+                return;
+            } else {
+                preempted(loc);
+                return;
+            }
+            if (!engine::repeat_delivery) return;  // else: another interrupt may follow at once
+        }
     }
 
     // Records the violation and fails the execution (the first one of an execution wins).
@@ -229,43 +298,38 @@ public:
             std::vsnprintf(violation_.msg, sizeof violation_.msg, fmt, ap);
             va_end(ap);
         }
-        char desc[320];
-        std::snprintf(desc, sizeof desc, "%s: %s", cls, violation_.msg);
-        rl::ctx().fail_test(desc, rl::test_result_user_assert_failed, info(loc));
-    }
-
-    // Relacy debug info naming the CPU and context, for the trace. Built only while Relacy
-    // collects a history (the replay of a failing execution), so the search itself stays cheap.
-    rl::debug_info info(src_loc loc) {
-        if (!rl::is_ctx() || !rl::ctx().collecting_history())
-            return rl::debug_info(loc.func, loc.file, loc.line);
-        char buf[160];
-        if (!in_body()) {
-            std::snprintf(buf, sizeof buf, "[harness cpu%u] %s", harness_cpu_, loc.func);
-        } else {
-            const unsigned me = rl::thread_index();
-            const task_state& t = tasks_[me];
-            static const char* const kinds[] = {"task", "irq", "nmi"};
-            std::snprintf(buf, sizeof buf, "[cpu%u %s T%u] %s", t.cpu,
-                          kinds[static_cast<int>(t.stack[t.depth])], me, loc.func);
-        }
-        return rl::debug_info(intern(buf), loc.file, loc.line);
+        engine::fail(violation_.cls, violation_.msg, loc);
     }
 
     [[gnu::format(printf, 3, 4)]] void log(src_loc loc, const char* fmt, ...) {
-        if (!rl::is_ctx() || !rl::ctx().collecting_history()) return;
+        if (!engine::tracing()) return;
         char buf[200];
         va_list ap;
         va_start(ap, fmt);
         std::vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
-        rl::ctx().exec_log_msg(info(loc), buf);
+        engine::note(buf, loc);
     }
 
-    // Single-owner bookkeeping for one location: the declared owner CPU (-1: none) and the CPU
-    // with a CPU-local RMW in flight on it.
+    // Where engine thread `thread` runs now, for traces: "cpu0 task T1", "harness cpu0"
+    // (thread 0 of the dpor engine is the harness).
+    void context_label(char* buf, std::size_t n, bool harness, unsigned task) const {
+        if (harness || !tasks_[task].running) {
+            std::snprintf(buf, n, "harness cpu%u", harness_cpu_);
+            return;
+        }
+        static const char* const kinds[] = {"task", "irq", "nmi"};
+        const task_state& t = tasks_[task];
+        std::snprintf(buf, n, "cpu%u %s T%u", t.cpu, kinds[static_cast<int>(t.stack[t.depth])],
+                      task);
+    }
+
+    // Single-owner bookkeeping for one location: the declared owner CPU (-1: none), the CPUs
+    // that issued CPU-local RMWs on it (a bit each: two bits set are two owners, whatever the
+    // order they came in), and the CPU with one in flight.
     struct local_rmw_state {
         int owner = -1;
+        unsigned users = 0;
         int inflight_cpu = -1;
         unsigned inflight_depth = 0;
     };
@@ -279,7 +343,12 @@ public:
                 fail("single-owner", loc,
                      "%s from cpu%d while cpu%d has a CPU-local RMW in flight on it", what, cpu,
                      s.inflight_cpu);
+            if (s.owner < 0 && (s.users & ~(1u << cpu)) != 0)
+                fail("single-owner", loc,
+                     "%s from cpu%d on a location other CPUs (mask 0x%x) also update CPU-locally",
+                     what, cpu, s.users & ~(1u << cpu));
         }
+        s.users |= 1u << cpu;
         if (s.inflight_depth == 0 || s.inflight_cpu != cpu) s.inflight_depth = 0;
         s.inflight_cpu = cpu;
         ++s.inflight_depth;
@@ -291,21 +360,20 @@ public:
 private:
     kernel() = default;
 
-    // Once the budget is gone every later point stops at once: Relacy replays a stopped search
-    // from the interrupted execution to record its history, and that replay must stop too
-    // instead of running the rest of the search.
-    void check_deadline(src_loc loc) {
-        if (!has_deadline_) return;
-        if (!budget_exhausted_) {
-            if ((++deadline_tick_ & 1023u) != 0) return;
-            if (std::chrono::steady_clock::now() < deadline_) return;
-            budget_exhausted_ = true;
-        }
-        rl::ctx().rl_until("time budget exhausted", info(loc));
+    static void label_for_trace(char* buf, std::size_t n, src_loc loc) {
+        const kernel& k = get();
+        char ctx[64];
+        k.context_label(ctx, sizeof ctx, !k.in_body(), k.in_body() ? engine::thread_index() : 0);
+        std::snprintf(buf, n, "[%s] %s", ctx, loc.func);
     }
 
+    // Preemption in place is offered only when another task may be waiting for this CPU (the
+    // engine's token says: Relacy knows who waits; the dpor engine cannot without an event, so it
+    // offers it whenever CPUs can change hands and cuts the executions where nobody took it).
+    bool may_be_waited_for(unsigned cpu) const { return tokens_[cpu].contended(); }
+
     void run_handler(ctx_kind kind, src_loc loc) {
-        const unsigned me = rl::thread_index();
+        const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         const unsigned cpu = t.cpu;
         cpu_state& c = cpus_[cpu];
@@ -333,67 +401,34 @@ private:
     }
 
     void migrate(unsigned to, src_loc loc) {
-        const unsigned me = rl::thread_index();
+        const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
-        --migrations_left_;
+        migrations_.take(loc);
+        ++t.migrated;
         log(loc, "migrate T%u cpu%u -> cpu%u", me, t.cpu, to);
-        release_cpu(t.cpu, loc);
+        tokens_[t.cpu].release(loc);
         t.cpu = to;
-        acquire_cpu(me, to, loc);
+        tokens_[to].acquire(me, loc);
     }
 
     void preempted(src_loc loc) {
-        const unsigned me = rl::thread_index();
+        const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         log(loc, "T%u preempted on cpu%u", me, t.cpu);
-        release_cpu(t.cpu, loc);
-        acquire_cpu(me, t.cpu, loc);
-    }
-
-    void acquire_cpu(unsigned task, unsigned cpu, src_loc loc) {
-        cpu_state& c = cpus_[cpu];
-        if (c.holder >= 0 && c.holder != static_cast<int>(task)) {
-            ++c.waiters;
-            while (c.holder >= 0) rl::ctx().yield(1, info(loc));  // the runner of cpu goes first
-            --c.waiters;
-        }
-        c.holder = static_cast<int>(task);
-        runqueue_sync(cpu, loc);  // pairs with the one in release_cpu
-    }
-
-    void release_cpu(unsigned cpu, src_loc loc) {
-        runqueue_sync(cpu, loc);  // pairs with the one in acquire_cpu
-        cpus_[cpu].holder = -1;
-    }
-
-    // Only when CPUs can change hands at all (a migration budget or more tasks than CPUs); done
-    // without a scheduling point of its own: the handoff already happens at a delivery point.
-    void runqueue_sync(unsigned cpu, src_loc loc) {
-        if (cfg_.migration_budget == 0 && cfg_.nr_tasks <= online_.weight()) return;
-        rl::preemption_disabler no_switch(rl::ctx());
-        rq_[cpu]->fetch_add(1, rl::mo_acq_rel, info(loc));
-    }
-
-    static const char* intern(const char* s) {
-        using str = rl::string;
-        static std::set<str, std::less<str>, rl::raw_allocator<str>> pool;
-        return pool.insert(str(s)).first->c_str();
+        tokens_[t.cpu].yield_to_waiter(me, loc);
     }
 
     kernel_config cfg_{};
-    rl::atomic<unsigned>* rq_[max_cpus] = {};
     cpu_state cpus_[max_cpus]{};
+    engine::cpu_token tokens_[max_cpus]{};
     task_state tasks_[max_tasks]{};
-    unsigned migrations_left_ = 0;
-    cpumask online_{};
-    cpumask dying_{};
+    engine::budget_word migrations_{};
+    engine::shared_mask online_{}, dying_{};
     unsigned harness_cpu_ = 0;
     unsigned warnings_ = 0;
+    bool in_invariant_ = false;
     violation_record violation_{};
-    std::chrono::steady_clock::time_point deadline_{};
-    bool has_deadline_ = false;
-    bool budget_exhausted_ = false;
-    unsigned deadline_tick_ = 0;
 };
 
+}  // namespace KVERIFY_ENGINE_NS
 }  // namespace kverify::model

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// model_env: the Env of impl/ENV.md on Relacy's modeled atomics and the simulated kernel.
-// Every operation first offers a delivery point (interrupt, NMI, migration, preemption; see
-// kernel.hpp), then performs the modeled access, so traces name the algorithm's own line.
-// The primitive mapping is the fixed table of shared/spec/kernel-model.md.
+// model_env: the Env of impl/ENV.md on the simulated kernel (kernel.hpp) and the engine this
+// translation unit is built for (engine.hpp: Relacy, or the dpor engine). Written once: every
+// operation first offers a delivery point (interrupt, NMI, migration, preemption), then performs
+// the engine access, so traces name the algorithm's own line. The primitive mapping is the fixed
+// table of shared/spec/kernel-model.md.
 #pragma once
 
 #include <type_traits>
@@ -10,12 +11,17 @@
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
 #include "model/kernel.hpp"
+#if !defined(KVERIFY_ENGINE_DPOR)
+#include "model/heap.hpp"  // Relacy's kmalloc heap: engine::alloc and engine::free
+#endif
 
 namespace kverify {
+inline namespace KVERIFY_ENGINE_NS {
 
 struct model_env {
     static constexpr const char* name = "model";
     using irq_flags = unsigned long;
+    using engine = model::engine;
 
     template <class T>
     class atomic {
@@ -26,7 +32,7 @@ struct model_env {
 
     private:
         friend struct model_env;
-        rl::atomic<T> v_;
+        engine::atomic_word<T> v_;
         model::kernel::local_rmw_state local_;
     };
 
@@ -39,7 +45,7 @@ struct model_env {
 
     private:
         friend struct model_env;
-        rl::var<T> v_;
+        engine::plain_word<T> v_;
     };
 
     template <class T>
@@ -66,52 +72,51 @@ struct model_env {
 
     private:
         friend struct model_env;
-        rl::mutex m_;
+        engine::lock_word m_;
     };
 
     // ----- marked accesses: the mapping table -----
     template <class T>
     static T read_once(const atomic<T>& a, src_loc loc = {}) {
         k().point(loc);
-        return a.v_.load(rl::mo_relaxed, k().info(loc));
+        return a.v_.load(engine::relaxed, loc);
     }
     template <class T>
     static void write_once(atomic<T>& a, T v, src_loc loc = {}) {
         k().point(loc);
-        a.v_.store(v, rl::mo_relaxed, k().info(loc));
+        a.v_.store(v, engine::relaxed, loc);
     }
     template <class T>
     static T load_acquire(const atomic<T>& a, src_loc loc = {}) {
         k().point(loc);
-        return a.v_.load(rl::mo_acquire, k().info(loc));
+        return a.v_.load(engine::acquire, loc);
     }
     template <class T>
     static void store_release(atomic<T>& a, T v, src_loc loc = {}) {
         k().point(loc);
-        a.v_.store(v, rl::mo_release, k().info(loc));
+        a.v_.store(v, engine::release, loc);
     }
     // Fully ordered: seq_cst fence; seq_cst CAS; seq_cst fence (the table's row, on success and
-    // failure alike, as the kernel's try_cmpxchg is ordered either way on the archs it targets).
+    // failure alike: see model/ASSUMPTIONS.md for the failed case).
     template <class T>
     static bool try_cmpxchg(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
         k().point(loc);
-        const rl::debug_info i = k().info(loc);
-        rl::atomic_thread_fence(rl::mo_seq_cst, i);
-        const bool ok = a.v_.compare_exchange_strong(old, nv, rl::mo_seq_cst, i, rl::mo_seq_cst, i);
-        rl::atomic_thread_fence(rl::mo_seq_cst, i);
+        engine::fence(engine::seq_cst, loc);
+        const bool ok = a.v_.cas(old, nv, engine::seq_cst, engine::seq_cst, loc);
+        engine::fence(engine::seq_cst, loc);
         return ok;
     }
     template <class T>
     static bool try_cmpxchg_acquire(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, rl::mo_acquire, loc);
+        return cas(a, old, nv, engine::acquire, loc);
     }
     template <class T>
     static bool try_cmpxchg_release(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, rl::mo_release, loc);
+        return cas(a, old, nv, engine::release, loc);
     }
     template <class T>
     static bool try_cmpxchg_relaxed(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, rl::mo_relaxed, loc);
+        return cas(a, old, nv, engine::relaxed, loc);
     }
     // CPU-local CAS: one instruction on this CPU (no delivery point inside), but against other
     // CPUs a separate read and write with a scheduling point between them.
@@ -120,32 +125,32 @@ struct model_env {
         k().point(loc);
         return local_cas(a, old, nv, "try_cmpxchg_local", loc);
     }
-    static void smp_mb(src_loc loc = {}) { fence(rl::mo_seq_cst, loc); }
-    static void smp_rmb(src_loc loc = {}) { fence(rl::mo_acquire, loc); }
-    static void smp_wmb(src_loc loc = {}) { fence(rl::mo_release, loc); }
+    static void smp_mb(src_loc loc = {}) { fence(engine::seq_cst, loc); }
+    static void smp_rmb(src_loc loc = {}) { fence(engine::acquire, loc); }
+    static void smp_wmb(src_loc loc = {}) { fence(engine::release, loc); }
 
     template <class T>
     static T plain_read(const cell<T>& c, src_loc loc = {}) {
-        return c.v_(k().info(loc));
+        return c.v_.read(loc);
     }
     template <class T>
     static void plain_write(cell<T>& c, T v, src_loc loc = {}) {
-        c.v_(k().info(loc)) = v;
+        c.v_.write(v, loc);
     }
     template <class T>
     static T peek(const atomic<T>& a) {
-        return a.v_.debug_value();
+        return a.v_.peek();
     }
 
     // ----- CPUs -----
     static cpumask possible_mask() { return k().config().possible; }
-    static cpumask online_mask() { return k().online(); }
+    static cpumask online_mask(src_loc loc = {}) { return k().online(loc); }
     static unsigned nr_cpu_ids() { return possible_mask().span(); }
     static bool cpu_possible(unsigned c) { return possible_mask().test(c); }
     static unsigned num_possible_cpus() { return possible_mask().weight(); }
-    static bool cpu_online(unsigned c) { return online_mask().test(c); }
-    static bool cpu_dying(unsigned c) { return k().dying().test(c); }
-    static unsigned num_online_cpus() { return online_mask().weight(); }
+    static bool cpu_online(unsigned c, src_loc loc = {}) { return online_mask(loc).test(c); }
+    static bool cpu_dying(unsigned c, src_loc loc = {}) { return k().dying(loc).test(c); }
+    static unsigned num_online_cpus(src_loc loc = {}) { return online_mask(loc).weight(); }
     static unsigned smp_processor_id(src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("smp_processor_id()", loc);
@@ -177,12 +182,12 @@ struct model_env {
     template <class T>
     static T this_cpu_read(const percpu<T>& p, src_loc loc = {}) {
         k().point(loc);
-        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+        return mine(p).v_.load(engine::relaxed, loc);
     }
     template <class T>
     static void this_cpu_write(percpu<T>& p, T v, src_loc loc = {}) {
         k().point(loc);
-        mine(p).v_.store(v, rl::mo_relaxed, k().info(loc));
+        mine(p).v_.store(v, engine::relaxed, loc);
     }
     template <class T>
     static void this_cpu_add(percpu<T>& p, T v, src_loc loc = {}) {
@@ -203,13 +208,13 @@ struct model_env {
     static T this_cpu_read_nocheck(const percpu<T>& p, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_read()", loc);
-        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+        return mine(p).v_.load(engine::relaxed, loc);
     }
     template <class T>
     static void this_cpu_write_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_write()", loc);
-        mine(p).v_.store(v, rl::mo_relaxed, k().info(loc));
+        mine(p).v_.store(v, engine::relaxed, loc);
     }
     // The generic __this_cpu RMWs: a read and a write that an interrupt on this CPU can split.
     template <class T>
@@ -230,11 +235,11 @@ struct model_env {
         k().check_preemption_disabled("__this_cpu_cmpxchg()", loc);
         atomic<T>& a = mine(p);
         k().local_rmw_begin(a.local_, "__this_cpu_cmpxchg", loc);
-        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
+        const T cur = a.v_.load(engine::relaxed, loc);
         k().point(loc);  // generic form: an interrupt may land between the read and the write
         const bool ok = cur == old;
         if (ok)
-            a.v_.store(nv, rl::mo_relaxed, k().info(loc));
+            a.v_.store(nv, engine::relaxed, loc);
         else
             old = cur;
         k().local_rmw_end(a.local_);
@@ -243,35 +248,36 @@ struct model_env {
     template <class T>
     static T raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
         k().point(loc);
-        return mine(p).v_.load(rl::mo_relaxed, k().info(loc));
+        return mine(p).v_.load(engine::relaxed, loc);
     }
     // Remote plain word accesses (modeling assumption: untorn, hence relaxed atomics).
     template <class T>
     static T per_cpu_read(const percpu<T>& p, unsigned cpu, src_loc loc = {}) {
         k().point(loc);
-        return p.slots_[cpu].v_.load(rl::mo_relaxed, k().info(loc));
+        return p.slots_[cpu].v_.load(engine::relaxed, loc);
     }
     template <class T>
     static void per_cpu_write(percpu<T>& p, unsigned cpu, T v, src_loc loc = {}) {
         k().point(loc);
-        const_cast<percpu<T>&>(p).slots_[cpu].v_.store(v, rl::mo_relaxed, k().info(loc));
+        const_cast<percpu<T>&>(p).slots_[cpu].v_.store(v, engine::relaxed, loc);
     }
 
     // ----- locks: raw_spin_lock disables preemption, as in the kernel -----
     static void spin_lock(spinlock& l, src_loc loc = {}) {
         k().point(loc);
         k().preempt_disable();
-        l.m_.lock(k().info(loc));
+        lock(l, loc);
     }
     static void spin_unlock(spinlock& l, src_loc loc = {}) {
         k().point(loc);
-        l.m_.unlock(k().info(loc));
+        k().lock_released(&l);
+        l.m_.unlock(loc);
         k().preempt_enable();
     }
     static irq_flags spin_lock_irqsave(spinlock& l, src_loc loc = {}) {
         const irq_flags f = local_irq_save(loc);
         k().preempt_disable();
-        l.m_.lock(k().info(loc));
+        lock(l, loc);
         return f;
     }
     static void spin_unlock_irqrestore(spinlock& l, irq_flags f, src_loc loc = {}) {
@@ -280,33 +286,31 @@ struct model_env {
     }
 
     // ----- memory, diagnostics, choice -----
-    static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
-        return rl::rl_malloc(bytes, k().info(loc));
-    }
-    static void kfree(void* p, src_loc loc = {}) {
-        if (p) rl::rl_free(p, k().info(loc));
-    }
+    // The engine's leak-checked heap (Relacy: model/heap.hpp; dpor: the engine's arenas).
+    static void* kmalloc(std::size_t bytes, src_loc loc = {}) { return engine::alloc(bytes, loc); }
+    static void kfree(void* p, src_loc loc = {}) { engine::free(p, loc); }
     static bool warn_once(bool cond, const char* what, src_loc loc = {}) {
         if (cond) k().warn(what, loc);
         return cond;
     }
-    static void cpu_relax(src_loc loc = {}) { rl::ctx().yield(1, k().info(loc)); }
+    // A spin-loop iteration (Relacy: a yield; dpor: a failed iteration, see dpor/README.md).
+    static void cpu_relax(src_loc loc = {}) { engine::spin(loc); }
     template <class T>
     static void declare_cpu_local(atomic<T>& a, unsigned cpu) {
         a.local_.owner = static_cast<int>(cpu);
     }
-    static unsigned choose(unsigned n) { return n <= 1 ? 0 : rl::rand(n); }
+    static unsigned choose(unsigned n, src_loc loc = {}) { return engine::choose(n, loc); }
 
     // ----- harness side: hotplug steps and interrupt handlers -----
     static void set_cpu_online(unsigned cpu, bool on, src_loc loc = {}) {
         k().point(loc);
         k().log(loc, "cpu%u %s the online mask", cpu, on ? "enters" : "leaves");
-        k().set_online(cpu, on);
+        k().set_online(cpu, on, loc);
     }
     static void set_cpu_dying(unsigned cpu, bool dying, src_loc loc = {}) {
         k().point(loc);
         k().log(loc, "cpu%u %s dying", cpu, dying ? "marked" : "no longer");
-        k().set_dying(cpu, dying);
+        k().set_dying(cpu, dying, loc);
     }
     static void set_irq_handler(unsigned cpu, model::handler_fn fn, void* arg) {
         k().set_irq_handler(cpu, fn, arg);
@@ -318,28 +322,33 @@ struct model_env {
 private:
     static model::kernel& k() { return model::kernel::get(); }
 
+    static void lock(spinlock& l, src_loc loc) {
+        k().lock_acquiring(&l, loc);
+        l.m_.lock(loc);
+        k().lock_acquired(&l);
+    }
+
     template <class T>
     static atomic<T>& mine(const percpu<T>& p) {
         return const_cast<percpu<T>&>(p).slots_[k().current_cpu()];
     }
     template <class T>
-    static bool cas(atomic<T>& a, T& old, T nv, rl::memory_order mo, src_loc loc) {
+    static bool cas(atomic<T>& a, T& old, T nv, engine::order mo, src_loc loc) {
         k().point(loc);
-        const rl::debug_info i = k().info(loc);
-        return a.v_.compare_exchange_strong(old, nv, mo, i, rl::mo_relaxed, i);
+        return a.v_.cas(old, nv, mo, engine::relaxed, loc);
     }
-    static void fence(rl::memory_order mo, src_loc loc) {
+    static void fence(engine::order mo, src_loc loc) {
         k().point(loc);
-        rl::atomic_thread_fence(mo, k().info(loc));
+        engine::fence(mo, loc);
     }
     template <class T>
     static bool local_cas(atomic<T>& a, T& old, T nv, const char* what, src_loc loc) {
         k().local_rmw_begin(a.local_, what, loc);
-        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
-        // Relacy may schedule another CPU here: the store below is not SMP-atomic with the load.
+        const T cur = a.v_.load(engine::relaxed, loc);
+        // The engine may run another CPU here: the store below is not SMP-atomic with the load.
         const bool ok = cur == old;
         if (ok)
-            a.v_.store(nv, rl::mo_relaxed, k().info(loc));
+            a.v_.store(nv, engine::relaxed, loc);
         else
             old = cur;
         k().local_rmw_end(a.local_);
@@ -348,11 +357,12 @@ private:
     template <class T>
     static void local_add(atomic<T>& a, T v, const char* what, bool splittable, src_loc loc) {
         k().local_rmw_begin(a.local_, what, loc);
-        const T cur = a.v_.load(rl::mo_relaxed, k().info(loc));
+        const T cur = a.v_.load(engine::relaxed, loc);
         if (splittable) k().point(loc);
-        a.v_.store(static_cast<T>(cur + v), rl::mo_relaxed, k().info(loc));
+        a.v_.store(static_cast<T>(cur + v), engine::relaxed, loc);
         k().local_rmw_end(a.local_);
     }
 };
 
+}  // namespace KVERIFY_ENGINE_NS
 }  // namespace kverify

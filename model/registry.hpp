@@ -42,6 +42,27 @@ inline std::vector<check>& registry() {
     return r;
 }
 
+// Adds a check, or the engines of a check already registered under the same name: every
+// scenario file is built once per engine (model/engine.hpp), and each build registers its own
+// engines' runners for the same checks.
+inline void register_check(check c) {
+    for (check& have : registry()) {
+        if (have.name != c.name) continue;
+        auto first = std::move(have.run);
+        auto second = std::move(c.run);
+        const std::vector<std::string> second_engines = c.engines;
+        for (const std::string& e : c.engines) have.engines.push_back(e);
+        have.run = [first, second, second_engines](const std::string& engine,
+                                                   const search_spec& s) {
+            for (const std::string& e : second_engines)
+                if (e == engine) return second(engine, s);
+            return first(engine, s);
+        };
+        return;
+    }
+    registry().push_back(std::move(c));
+}
+
 inline const check* find_check(const std::string& name) {
     for (const check& c : registry())
         if (c.name == name) return &c;

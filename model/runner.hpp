@@ -16,22 +16,67 @@
 #endif
 
 namespace kverify::model {
+inline namespace eng_relacy {
 
-namespace detail {
+// A scenario as a Relacy test suite: one Relacy thread per task. Per execution: the kernel is
+// reset, the run-queue words are built, then the scenario; each thread runs its task between
+// task_start and task_finish; invariant() runs at every scheduling point, after() at the end.
+template <class Scenario>
+struct suite : rl::test_suite<suite<Scenario>, Scenario::tasks> {
+    static_assert(Scenario::tasks >= 1 && Scenario::tasks <= max_tasks, "task count");
+    static inline typename Scenario::params params{};
+
+    struct reset {
+        reset() { kernel::get().begin_iteration(); }
+    } reset_;
+    struct runqueues {
+        rl::atomic<unsigned> rq[max_cpus];
+        runqueues() {
+            for (unsigned c = 0; c < max_cpus; ++c) {
+                rq[c].store(0, rl::mo_relaxed, RL_INFO);
+                engine::runqueue(c) = &rq[c];
+            }
+        }
+    } runqueues_;
+    Scenario s_{params};
+
+    void thread(unsigned t) {
+        kernel::get().task_start(t);
+        s_.task(t);
+        kernel::get().task_finish(t);
+    }
+    void invariant() {
+        const auto scope = kernel::get().checking_invariant();
+        s_.invariant();
+    }
+    void after() { s_.after(); }
+};
+
+namespace relacy_detail {
 
 inline const char* relacy_outcome(rl::test_result_e r) {
     switch (r) {
-        case rl::test_result_data_race: return "data-race";
-        case rl::test_result_access_to_freed_memory: return "use-after-free";
-        case rl::test_result_double_free: return "double-free";
+        case rl::test_result_data_race:
+            return "data-race";
+        case rl::test_result_access_to_freed_memory:
+            return "use-after-free";
+        case rl::test_result_double_free:
+            return "double-free";
         case rl::test_result_memory_leak:
-        case rl::test_result_resource_leak: return "leak";
-        case rl::test_result_unitialized_access: return "uninit";
-        case rl::test_result_deadlock: return "deadlock";
-        case rl::test_result_livelock: return "livelock";
-        case rl::test_result_recursion_on_nonrecursive_mutex: return "self-deadlock";
-        case rl::test_result_user_invariant_failed: return "invariant";
-        default: return "assert";
+        case rl::test_result_resource_leak:
+            return "leak";
+        case rl::test_result_unitialized_access:
+            return "uninit";
+        case rl::test_result_deadlock:
+            return "deadlock";
+        case rl::test_result_livelock:
+            return "livelock";
+        case rl::test_result_recursion_on_nonrecursive_mutex:
+            return "self-deadlock";
+        case rl::test_result_user_invariant_failed:
+            return "invariant";
+        default:
+            return "assert";
     }
 }
 
@@ -64,32 +109,24 @@ struct counted : Suite {
     }
 };
 
-inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
-    for (unsigned c = 0; c < max_cpus; ++c) {
-        if (l.irq >= 0) cfg.irq_budget[c] = std::min(cfg.irq_budget[c], unsigned(l.irq));
-        if (l.nmi >= 0) cfg.nmi_budget[c] = std::min(cfg.nmi_budget[c], unsigned(l.nmi));
-    }
-    if (l.migrations >= 0)
-        cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
-    return cfg;
-}
-
-}  // namespace detail
+}  // namespace relacy_detail
 
 template <class Suite>
 verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
     kernel& k = kernel::get();
-    k.configure(detail::apply_limits(cfg, spec.limits));
+    k.configure(apply_limits(cfg, spec.limits));
     k.reset_run();
     const auto start = std::chrono::steady_clock::now();
     if (spec.budget_s > 0)
-        k.set_deadline(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                   std::chrono::duration<double>(spec.budget_s)));
+        engine::deadline() = engine::deadline_state{
+            start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(spec.budget_s)),
+            true, false, 0};
     else
-        k.clear_deadline();
+        engine::deadline() = engine::deadline_state{};
     const bool replay = !spec.replay.empty();
-    detail::search_counter& counter = detail::counter();
-    counter = detail::search_counter{};
+    relacy_detail::search_counter& counter = relacy_detail::counter();
+    counter = relacy_detail::search_counter{};
     counter.cap = replay ? 1 : spec.execution_cap;  // a replay runs one execution, never more
 
     // Relacy replaces operator new while a search runs: its output goes through buffers that
@@ -100,7 +137,9 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
     p.progress_stream = &progress;
     p.execution_depth_limit = spec.depth_limit;
     switch (spec.kind) {
-        case search_kind::exhaustive: p.search_type = rl::sched_full; break;
+        case search_kind::exhaustive:
+            p.search_type = rl::sched_full;
+            break;
         case search_kind::bounded:
             p.search_type = rl::sched_bound;
             p.context_bound = spec.bound;
@@ -116,15 +155,16 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
         p.initial_state = spec.replay.c_str();
         p.collect_history = true;
     }
-    rl::simulate<detail::counted<Suite>>(p);
-    k.clear_deadline();
+    rl::simulate<relacy_detail::counted<Suite>>(p);
+    const bool budget_exhausted = engine::deadline().exhausted;
+    engine::deadline() = engine::deadline_state{};
 
     verdict v;
     v.search = spec;
     v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     v.executions = p.stop_iteration;
     char buf[160];
-    if (k.budget_exhausted()) {
+    if (budget_exhausted) {
         v.outcome = "inconclusive";
         std::snprintf(buf, sizeof buf, "time budget of %g s exhausted after %llu executions",
                       spec.budget_s, static_cast<unsigned long long>(p.stop_iteration));
@@ -144,13 +184,34 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
         if (replay) v.detail = "the saved execution runs to the end without a violation";
     } else {
         const violation_record& r = k.violation();
-        v.outcome = r.set ? r.cls : detail::relacy_outcome(p.test_result);
+        v.outcome = r.set ? r.cls : relacy_detail::relacy_outcome(p.test_result);
         v.detail = r.set ? std::string(r.msg) : std::string(rl::test_result_str(p.test_result));
-        v.trace = detail::clean_relacy_trace(std::string(out.str().c_str()), KVERIFY_SOURCE_DIR,
-                                             spec.raw_trace);
+        v.trace = model::detail::clean_relacy_trace(std::string(out.str().c_str()),
+                                                    KVERIFY_SOURCE_DIR, spec.raw_trace);
         v.replay = replay ? spec.replay : std::string(p.final_state.c_str());
     }
     return v;
 }
 
+template <class Scenario>
+verdict run_scenario(const typename Scenario::params& p, const search_spec& spec) {
+    suite<Scenario>::params = p;
+    kernel_config cfg = p.kernel;
+    cfg.nr_tasks = Scenario::tasks;
+    return run_suite<suite<Scenario>>(spec, cfg);
+}
+
+// The engines of this build, each with its runner (scenario.hpp registers them).
+template <class Scenario>
+struct engine_runner {
+    const char* name;
+    verdict (*run)(const typename Scenario::params&, const search_spec&);
+};
+
+template <class Scenario>
+std::vector<engine_runner<Scenario>> engine_runners() {
+    return {{"relacy", &run_scenario<Scenario>}};
+}
+
+}  // namespace eng_relacy
 }  // namespace kverify::model

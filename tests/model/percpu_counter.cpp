@@ -33,7 +33,9 @@ struct pcc_mut_nocheck_preemptible : pcc_rfc {
 
 }  // namespace kverify
 
-namespace kverify::model::pcc {
+namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
+namespace pcc {
 namespace {
 
 kernel_config cpus(unsigned n) {
@@ -276,4 +278,6 @@ void register_checks() {
 const registrar reg_checks(register_checks);
 
 }  // namespace
-}  // namespace kverify::model::pcc
+}  // namespace pcc
+}  // namespace KVERIFY_ENGINE_NS
+}  // namespace kverify::model

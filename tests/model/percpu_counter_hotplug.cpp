@@ -6,7 +6,9 @@
 // them exactly once wherever the hotplug steps fall. The scenario is percpu_counter_scenario.hpp.
 #include "tests/model/percpu_counter_scenario.hpp"
 
-namespace kverify::model::pcc {
+namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
+namespace pcc {
 namespace {
 
 template <class V, unsigned T>
@@ -69,4 +71,6 @@ void register_checks() {
 const registrar reg_checks(register_checks);
 
 }  // namespace
-}  // namespace kverify::model::pcc
+}  // namespace pcc
+}  // namespace KVERIFY_ENGINE_NS
+}  // namespace kverify::model

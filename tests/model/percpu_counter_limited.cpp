@@ -8,7 +8,9 @@
 // in proofs/percpu_counter.md.
 #include "tests/model/percpu_counter_scenario.hpp"
 
-namespace kverify::model::pcc {
+namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
+namespace pcc {
 namespace {
 
 using V = pcc_local_cas;
@@ -92,4 +94,6 @@ void register_checks() {
 const registrar reg_checks(register_checks);
 
 }  // namespace
-}  // namespace kverify::model::pcc
+}  // namespace pcc
+}  // namespace KVERIFY_ENGINE_NS
+}  // namespace kverify::model

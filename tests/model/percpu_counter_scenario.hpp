@@ -24,7 +24,9 @@
 #include "model/model_env.hpp"
 #include "model/scenario.hpp"
 
-namespace kverify::model::pcc {
+namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
+namespace pcc {
 
 using E = model_env;
 using s32 = std::int32_t;
@@ -112,20 +114,19 @@ struct scenario : scenario_base {
     const params& p;
     percpu_counter<E, Variant> counter;
     // Posted once per waiter at the end of a task's program (release), taken by wait_for
-    // (acquire). A Relacy semaphore blocks the waiter instead of spinning: a spin loop would
+    // (acquire). The engine's completion blocks the waiter instead of spinning: a spin loop would
     // multiply the executions of an exhaustive search by every possible number of iterations.
-    rl::semaphore<struct pcc_done_tag> finished[Tasks];
+    engine::completion finished[Tasks];
     unsigned waiters[Tasks] = {};
     rec recs[max_recs];
     unsigned nrecs = 0;
-    std::uint32_t known[max_tasks] = {};      // per Relacy thread: adds that happen before it
+    std::uint32_t known[max_tasks] = {};      // per task: adds that happen before it
     std::uint32_t published[max_tasks] = {};  // `known` of a task when it finished
     unsigned irq_count[max_cpus] = {};
 
     explicit scenario(const params& pr) : p(pr) {
         counter.init(p.initial);
         for (unsigned t = 0; t < Tasks; ++t) {
-            finished[t].init(false, 0, max_tasks, here());
             for (unsigned u = 0; u < Tasks; ++u)
                 for (unsigned i = 0; i < p.task[u].n; ++i)
                     if (p.task[u].ops[i].kind == op_kind::wait && p.task[u].ops[i].arg == t)
@@ -140,12 +141,8 @@ struct scenario : scenario_base {
         for (unsigned i = 0; i < prog.n; ++i) run(prog.ops[i]);
         if (waiters[t] > 0) {
             published[t] = known[t];
-            unsigned prev = 0;
-            finished[t].post(waiters[t], prev, here());  // release: pairs with wait_for's wait
+            finished[t].post(waiters[t], src_loc());  // release: pairs with wait_for's wait
         }
-    }
-    ~scenario() {
-        for (unsigned t = 0; t < Tasks; ++t) finished[t].deinit(here());
     }
 
     static void on_irq(unsigned cpu, void* self) {
@@ -207,11 +204,10 @@ struct scenario : scenario_base {
 
 private:
     static long long ll(s64 v) { return static_cast<long long>(v); }
-    static rl::debug_info here(src_loc loc = {}) { return kernel::get().info(loc); }
 
     void run(const op& o) {
         kernel& k = kernel::get();
-        const unsigned me = rl::thread_index();
+        const unsigned me = unsigned(current_task_index());
         switch (o.kind) {
             case op_kind::add: {
                 const unsigned r = begin_add(o.amount);
@@ -238,7 +234,7 @@ private:
                 break;
             }
             case op_kind::wait:
-                finished[o.arg].wait(false, false, here());  // acquire: pairs with the post
+                finished[o.arg].wait(src_loc());  // acquire: pairs with the post
                 known[me] |= published[o.arg];
                 break;
             case op_kind::dying:
@@ -262,7 +258,7 @@ private:
     void end_add(unsigned r, bool applied) {
         recs[r].done = true;
         recs[r].applied = applied;
-        if (applied) known[rl::thread_index()] |= 1u << r;
+        if (applied) known[current_task_index()] |= 1u << r;
     }
 
     // The batch bound (property 2), right after the add returned on the CPU it completed on.
@@ -276,7 +272,7 @@ private:
         const unsigned cpu = k.current_cpu();
         s64 local;
         {
-            rl::preemption_disabler no_switch(rl::ctx());
+            [[maybe_unused]] const engine::no_switch hold;
             const unsigned long flags = k.irq_save();
             local = counter.local(cpu);
             k.irq_restore(flags);
@@ -376,4 +372,6 @@ private:
     }
 };
 
-}  // namespace kverify::model::pcc
+}  // namespace pcc
+}  // namespace KVERIFY_ENGINE_NS
+}  // namespace kverify::model

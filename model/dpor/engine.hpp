@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The dpor engine: stateless model checking of a small C++ program over execution graphs, with an
+// optimal dynamic partial-order reduction in the style of TruSt (each consistent execution graph
+// is explored once), under RC11 (the default) or SC. See model/dpor/README.md for the design.
+//
+// The engine knows threads, memory events (reads, writes, RMWs, fences), plain race-checked
+// accesses, blocking and branch points. It knows nothing of CPUs, interrupts or the algorithms:
+// that is the kernel layer's job (model/), which calls the operations of namespace `rt` from
+// inside the running program.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "impl/common.hpp"
+
+namespace kverify::dpor {
+
+// Threads per execution: the harness (thread 0) and up to 7 tasks.
+inline constexpr unsigned max_threads = 8;
+
+// Access and fence orders. `plain` is a non-atomic (race-checked) access.
+enum class mo : std::uint8_t { plain, relaxed, acquire, release, acq_rel, seq_cst };
+enum class memory_model : std::uint8_t { rc11, sc };
+
+const char* to_string(mo o);
+const char* to_string(memory_model m);
+bool parse_memory_model(const std::string& s, memory_model& out);
+
+using value_t = std::uint64_t;
+
+// What the engine runs. Thread 0 runs setup(), then the tasks run in parallel on threads
+// 1..tasks (each starts after setup, happens-before included), then thread 0 joins them all and
+// runs teardown(). The functions are called anew for every execution; everything they do to
+// shared state must go through the operations of namespace rt.
+struct program {
+    unsigned tasks = 1;
+    std::function<void()> setup;
+    std::function<void(unsigned task)> task;
+    std::function<void()> teardown;
+};
+
+struct options {
+    memory_model model = memory_model::rc11;
+    std::uint64_t max_executions = 0;  // executions (complete + blocked); 0: no limit
+    std::uint32_t max_events = 20000;  // events of one execution before it is an `event-limit`
+    double budget_s = 0;               // wall-clock budget; 0: none
+    bool all_violations = false;       // keep exploring after a violation: one report per class
+    bool collect_graphs = false;       // keep the canonical text of every explored graph (tests)
+    bool trace = true;                 // re-run each reported violation with a trace
+    // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
+    std::function<std::string(unsigned thread)> context;
+    // Called after every event the program runs, on its thread (invariant checks). Optional.
+    std::function<void()> after_event;
+    // Stop at the first violation of this class; others are not reported (the SC re-check of
+    // a violation found under RC11). Empty: see all_violations.
+    std::string stop_class;
+    // Called every thousand executions (progress display). Optional.
+    std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
+    // Replay exactly the execution a violation's `replay` string describes, and nothing else.
+    std::string replay;
+};
+
+struct violation {
+    std::string cls;      // short class: data-race, deadlock, livelock, event-limit, leak, ...
+    std::string message;  // one line
+    src_loc where{"", 0, ""};
+    std::string trace;               // the execution in kernel terms (when options::trace)
+    std::string replay;              // what reproduces this execution exactly (options::replay)
+    std::uint64_t at_execution = 0;  // 1-based index of the execution that showed it
+};
+
+struct result {
+    std::uint64_t executions = 0;   // complete consistent executions
+    std::uint64_t blocked = 0;      // executions cut short by a failed assume (spin, lock, wait)
+    std::uint64_t replays = 0;      // program runs (one per explored alternative)
+    bool complete = true;           // the whole space was explored
+    std::string incomplete_reason;  // when !complete
+    std::vector<violation> violations;
+    std::vector<std::string> graphs;          // collect_graphs: complete executions
+    std::vector<std::string> blocked_graphs;  // collect_graphs: blocked executions
+    double seconds = 0;
+};
+
+result explore(const program& prog, const options& opt);
+
+// ---- operations of the running program, on the current thread ----
+namespace rt {
+
+// Index of the calling thread: 0 for the harness, 1..tasks for the tasks.
+unsigned thread();
+// True while the engine builds a trace (a violation's re-run): extra notes are wanted.
+bool tracing();
+
+// Atomic locations. `init_atomic` is the constructor (a non-atomic initialising write; every other
+// access must happen after it). Values are up to 64 bits; `width` (bytes) truncates RMW results.
+void init_atomic(void* loc, unsigned width, value_t v, src_loc where);
+value_t load(const void* loc, mo order, src_loc where);
+void store(void* loc, value_t v, mo order, src_loc where);
+// Strong compare-and-swap: on failure `expected` receives the value read (the read alone, with
+// the failure order). Success order applies to both halves of the RMW.
+bool cas(void* loc, value_t& expected, value_t desired, mo success, mo failure, src_loc where);
+value_t fetch_add(void* loc, value_t v, mo order, src_loc where);
+value_t exchange(void* loc, value_t v, mo order, src_loc where);
+void fence(mo order, src_loc where);
+
+// Plain (non-atomic) locations: race-checked as C11 data races, never a branch point.
+void init_plain(void* loc, unsigned width, value_t v, src_loc where);
+value_t plain_load(const void* loc, src_loc where);
+void plain_store(void* loc, value_t v, src_loc where);
+
+// The newest value of a location: the coherence-latest write executed so far (checks only).
+value_t peek(const void* loc);
+
+// A branch point with n outcomes, each explored: returns 0..n-1.
+unsigned choose(unsigned n, src_loc where);
+// assume(false): this thread stops here for good in this execution. `reason` says why. For
+// "lock" and "wait" (and "spin", see spin_iteration), an execution that ends with the thread
+// blocked on reads of the newest values is a `deadlock` (a `livelock` for spin): nothing will ever
+// change them. Any other reason (an assume) only cuts the execution, which is counted as blocked.
+[[noreturn]] void block(const char* reason, src_loc where);
+// The end of a failed iteration of a spin loop (cpu_relax). A loop iteration that writes nothing
+// and reads exactly the values the previous iteration read (since the previous spin_iteration)
+// leaves the thread where it was: the thread is blocked there, since the execution in which that
+// iteration reads something newer covers it. The first iteration is never blocked: a loop may
+// carry state from one iteration to the next (objpool's pop re-reads `head` before it retries),
+// and only a repeated iteration proves nothing changed. So a spin costs at most one iteration
+// more than its outcomes, and terminates. Contract: an iteration's effect on the thread is a
+// function of the values it reads (model/dpor/README.md).
+void spin_iteration(src_loc where);
+// A property violation: ends the execution and reports `cls`.
+[[noreturn]] void fail(const char* cls, const std::string& message, src_loc where);
+// A line of its own in the trace (interrupt entry, migration...), only when tracing().
+void note(const std::string& text, src_loc where);
+
+// Memory with use-after-free, double-free and leak checks. Freed memory is never reused within
+// an execution, and addresses are the same in every execution (per-thread arenas).
+void* alloc(std::size_t bytes, src_loc where);
+void dealloc(void* p, src_loc where);
+
+}  // namespace rt
+
+}  // namespace kverify::dpor

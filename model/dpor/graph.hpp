@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The execution graph of the dpor engine: events per thread in program order, reads-from,
+// coherence order per location, and the insertion stamps the exploration orders events by.
+// Internal to model/dpor (engine.cpp and its tests); nothing here runs the program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/dpor/engine.hpp"
+
+namespace kverify::dpor::detail {
+
+// An event: thread and index in program order.
+struct eid {
+    std::uint16_t t = 0xffff;
+    std::uint32_t i = 0;
+    constexpr bool valid() const noexcept { return t != 0xffff; }
+    friend constexpr bool operator==(eid a, eid b) noexcept { return a.t == b.t && a.i == b.i; }
+    friend constexpr bool operator!=(eid a, eid b) noexcept { return !(a == b); }
+};
+
+enum class ek : std::uint8_t { read, write, fence, choice, block };
+enum class rmw_op : std::uint8_t { none, cas, add, xchg };
+
+constexpr bool is_acquire(mo o) { return o == mo::acquire || o == mo::acq_rel || o == mo::seq_cst; }
+constexpr bool is_release(mo o) { return o == mo::release || o == mo::acq_rel || o == mo::seq_cst; }
+constexpr value_t width_mask(unsigned width) {
+    return width >= 8 ? ~value_t{0} : (value_t{1} << (8 * width)) - 1;
+}
+
+struct event {
+    ek kind = ek::fence;
+    mo order = mo::relaxed;       // read: order of a plain load or of an RMW's read half (success)
+    mo fail_order = mo::relaxed;  // cas read: order when the comparison fails
+    rmw_op rmw = rmw_op::none;    // read: the RMW it begins; write: the RMW it completes
+    bool init = false;            // write: the location's initialising (constructor) write
+    bool added_max = true;        // added with the exploration's default choice (see README)
+    bool ipr = false;             // read repaired to the newest write after a revisit
+    bool revisitable = true;      // read: may still be revisited (false once in a revisiting
+                                  // write's prefix)
+    std::uint8_t width = 8;
+    std::uint32_t stamp = 0;  // insertion order; increases along program order
+    std::uintptr_t loc = 0;
+    value_t val = 0;          // write: value written; read: value read; choice: outcome
+    value_t arg = 0;          // cas: expected; add/xchg: operand; choice: arity
+    value_t arg2 = 0;         // cas: desired
+    eid rf;                   // read: the write it reads from
+    const char* reason = "";  // block: why
+    src_loc where{"", 0, ""};
+
+    bool is_write() const { return kind == ek::write; }
+    bool is_read() const { return kind == ek::read; }
+    bool is_access() const { return kind == ek::read || kind == ek::write; }
+    // An RMW read half succeeds (and is followed by its write half) with the value it read.
+    bool rmw_succeeds() const {
+        if (rmw == rmw_op::none) return false;
+        if (rmw != rmw_op::cas) return true;
+        return ((val ^ arg) & width_mask(width)) == 0;
+    }
+    // The order the read actually has (a failed cas reads with its failure order).
+    mo read_order() const { return rmw == rmw_op::cas && !rmw_succeeds() ? fail_order : order; }
+    // The value an RMW write half stores after reading `v`.
+    value_t rmw_result(value_t v) const {
+        switch (rmw) {
+            case rmw_op::add:
+                return (v + arg) & width_mask(width);
+            case rmw_op::xchg:
+                return arg;
+            case rmw_op::cas:
+                return arg2;
+            case rmw_op::none:
+                break;
+        }
+        return v;
+    }
+    bool is_sc() const {
+        if (kind == ek::read) return read_order() == mo::seq_cst;
+        return (kind == ek::write || kind == ek::fence) && order == mo::seq_cst;
+    }
+};
+
+struct graph {
+    std::vector<std::vector<event>> th;                       // events per thread
+    std::unordered_map<std::uintptr_t, std::vector<eid>> co;  // writes per location, in co order
+    std::uint32_t next_stamp = 1;
+    // Events of the harness (thread 0) before it spawned the tasks; the tasks start after the
+    // last of them, and the harness's later events follow every task's last event (join).
+    std::uint32_t spawn_at = UINT32_MAX;
+    // Decoded from a replay string: locations, values and coherence are filled in by the run
+    // (each write's place in coherence order is its `arg` until then).
+    bool partial = false;
+
+    event& at(eid e) { return th[e.t][e.i]; }
+    const event& at(eid e) const { return th[e.t][e.i]; }
+    std::size_t size() const {
+        std::size_t n = 0;
+        for (const auto& t : th) n += t.size();
+        return n;
+    }
+    // Position of write w in its location's coherence order.
+    std::size_t co_index(eid w) const;
+    eid co_max(std::uintptr_t loc) const { return co.at(loc).back(); }
+    // The write right after w in coherence order (invalid if w is the newest).
+    eid co_next(eid w) const;
+    // Keeps the events with stamp <= s (a prefix of every thread).
+    void cut_to_stamp(std::uint32_t s);
+    // Keeps the first keep[t] events of every thread t.
+    void cut_to_prefix(const std::vector<std::uint32_t>& keep);
+    // Number of events of thread t with stamp <= s (a prefix, stamps grow along program order).
+    std::uint32_t prefix_len(unsigned t, std::uint32_t s) const;
+    // Canonical text: events per thread with reads-from, then coherence per location, locations
+    // named by their rank in address order. Equal graphs give equal text.
+    std::string canonical() const;
+};
+
+}  // namespace kverify::dpor::detail

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The dpor adapter: the interface `model::engine` that the simulated kernel (kernel.hpp) and the
+// Env (model_env.hpp) are written against, implemented on the project's own engine (model/dpor).
+//
+// The engine explores execution graphs, not schedules: two threads may only communicate through
+// its events, or the reduction would miss the dependency. So every piece of simulator state that
+// more than one task touches is an engine location here: each CPU is a token word (a task
+// waiting for a held CPU blocks until a release is read), the online and dying masks are seq_cst
+// words, the global migration budget is a word every migration decrements, and a task's end is a
+// flag word. State of one CPU is only touched by the task holding its token, and state of one task
+// only by that task, so both stay plain.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+
+#include "impl/common.hpp"
+#include "model/dpor/engine.hpp"
+
+namespace kverify::model {
+inline namespace eng_dpor {
+
+struct engine {
+    static constexpr const char* name = "dpor";
+    // Several interrupts may be delivered at one delivery point, one after another, within the
+    // budgets (back-to-back interrupts in one window).
+    static constexpr bool repeat_delivery = true;
+
+    using order = dpor::mo;
+    static constexpr order relaxed = dpor::mo::relaxed;
+    static constexpr order acquire = dpor::mo::acquire;
+    static constexpr order release = dpor::mo::release;
+    static constexpr order acq_rel = dpor::mo::acq_rel;
+    static constexpr order seq_cst = dpor::mo::seq_cst;
+
+    // The kernel's labeler (unused here: the runner passes the engine a context function).
+    using labeler_fn = void (*)(char* buf, std::size_t n, src_loc loc);
+    static labeler_fn& labeler() {
+        static labeler_fn f = nullptr;
+        return f;
+    }
+    static bool tracing() { return dpor::rt::tracing(); }
+    static void note(const char* text, src_loc loc) {
+        if (tracing()) dpor::rt::note(text, loc);
+    }
+
+    // Values as the engine's 64-bit words and back (pointers, integers of any signedness).
+    template <class T>
+    static dpor::value_t to_word(T v) {
+        if constexpr (std::is_pointer_v<T>)
+            return reinterpret_cast<std::uintptr_t>(v);
+        else if constexpr (std::is_same_v<T, bool>)
+            return v ? 1 : 0;
+        else
+            return static_cast<dpor::value_t>(static_cast<std::make_unsigned_t<T>>(v));
+    }
+    template <class T>
+    static T from_word(dpor::value_t v) {
+        if constexpr (std::is_pointer_v<T>)
+            return reinterpret_cast<T>(static_cast<std::uintptr_t>(v));
+        else if constexpr (std::is_same_v<T, bool>)
+            return v != 0;
+        else
+            return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
+    }
+
+    // ----- memory -----
+    // The engine keeps the values; the object only gives the location its address.
+    template <class T>
+    class atomic_word {
+        static_assert(sizeof(T) <= 8, "engine words are at most 64 bits");
+
+    public:
+        explicit atomic_word(T v, src_loc l = {}) {
+            dpor::rt::init_atomic(this, sizeof(T), to_word(v), l);
+        }
+        atomic_word(const atomic_word&) = delete;
+        atomic_word& operator=(const atomic_word&) = delete;
+        T load(order o, src_loc l) const { return from_word<T>(dpor::rt::load(this, o, l)); }
+        void store(T v, order o, src_loc l) { dpor::rt::store(this, to_word(v), o, l); }
+        bool cas(T& old, T nv, order success, order failure, src_loc l) {
+            dpor::value_t e = to_word(old);
+            const bool ok = dpor::rt::cas(this, e, to_word(nv), success, failure, l);
+            if (!ok) old = from_word<T>(e);
+            return ok;
+        }
+        T peek() const { return from_word<T>(dpor::rt::peek(this)); }
+
+    private:
+        std::uint64_t storage_ = 0;
+    };
+
+    template <class T>
+    class plain_word {
+        static_assert(sizeof(T) <= 8, "engine words are at most 64 bits");
+
+    public:
+        explicit plain_word(T v, src_loc l = {}) {
+            dpor::rt::init_plain(this, sizeof(T), to_word(v), l);
+        }
+        plain_word(const plain_word&) = delete;
+        plain_word& operator=(const plain_word&) = delete;
+        T read(src_loc l) const { return from_word<T>(dpor::rt::plain_load(this, l)); }
+        void write(T v, src_loc l) { dpor::rt::plain_store(this, to_word(v), l); }
+
+    private:
+        std::uint64_t storage_ = 0;
+    };
+
+    // A lock word for the kernel's spinlock: a cas with acquire; when it fails the task would
+    // spin, which the engine turns into a block that a later unlock revisits (spin-assume).
+    class lock_word {
+    public:
+        explicit lock_word(src_loc l = {}) { dpor::rt::init_atomic(this, 8, 0, l); }
+        lock_word(const lock_word&) = delete;
+        lock_word& operator=(const lock_word&) = delete;
+        void lock(src_loc l) {
+            dpor::value_t expected = 0;
+            // Acquire: pairs with the release in unlock.
+            if (!dpor::rt::cas(this, expected, 1, dpor::mo::acquire, dpor::mo::relaxed, l))
+                dpor::rt::block("lock", l);
+        }
+        void unlock(src_loc l) { dpor::rt::store(this, 0, dpor::mo::release, l); }  // release
+
+    private:
+        std::uint64_t storage_ = 0;
+    };
+
+    static void fence(order o, src_loc l) { dpor::rt::fence(o, l); }
+    // The end of a failed spin-loop iteration: a repeated one blocks (dpor/engine.hpp).
+    static void spin(src_loc l) { dpor::rt::spin_iteration(l); }
+
+    static void* alloc(std::size_t bytes, src_loc l) { return dpor::rt::alloc(bytes, l); }
+    static void free(void* p, src_loc l) {
+        if (p) dpor::rt::dealloc(p, l);
+    }
+
+    // ----- threads, choice, failure -----
+    // Engine thread 0 is the harness (the scenario's constructor and after()); task t is thread
+    // t + 1.
+    static bool in_thread() { return dpor::rt::thread() != 0; }
+    static unsigned thread_index() { return dpor::rt::thread() - 1; }
+    static unsigned choose(unsigned n, src_loc l) { return n <= 1 ? 0 : dpor::rt::choose(n, l); }
+    [[noreturn]] static void fail(const char* cls, const char* msg, src_loc l) {
+        dpor::rt::fail(cls, msg, l);
+    }
+    // No scheduler to hold: the engine only interleaves at events.
+    struct no_switch {};
+    static void on_point(src_loc) {}  // the engine keeps its own time budget
+
+    // ----- the kernel's shared words -----
+    // seq_cst: the hotplug machinery changes the masks under stop_machine, a global barrier.
+    class shared_mask {
+    public:
+        void init(std::uint64_t v, src_loc l) { dpor::rt::init_atomic(&w_, 8, v, l); }
+        std::uint64_t load(src_loc l) const { return dpor::rt::load(&w_, dpor::mo::seq_cst, l); }
+        void store(std::uint64_t v, src_loc l) { dpor::rt::store(&w_, v, dpor::mo::seq_cst, l); }
+
+    private:
+        std::uint64_t w_ = 0;
+    };
+
+    // Migrations, all tasks together. A task offers a migration while it has not used the whole
+    // budget itself; taking one decrements the shared word (relaxed: it is a count, it orders
+    // nothing), and an execution that finds it spent is cut (assume), so complete executions
+    // never migrate more than the budget.
+    class budget_word {
+    public:
+        void init(unsigned v, src_loc l) {
+            initial_ = v;
+            if (v) dpor::rt::init_atomic(&w_, 8, v, l);
+        }
+        bool may_take(unsigned own_taken) const { return own_taken < initial_; }
+        void take(src_loc l) {
+            const dpor::value_t old =
+                dpor::rt::fetch_add(&w_, ~dpor::value_t{0}, dpor::mo::relaxed, l);
+            if (old == 0 || old > initial_) dpor::rt::block("budget", l);
+        }
+
+    private:
+        std::uint64_t w_ = 0;
+        unsigned initial_ = 0;
+    };
+
+    // A CPU as a token: word = (generation << 8) | (holder + 1), 0 in the low byte when free.
+    // Acquire and release pair, so the task arriving on a CPU sees what the leaving one did
+    // there (the run-queue lock's ordering).
+    class cpu_token {
+    public:
+        void init(unsigned /*cpu*/, bool handoff, src_loc l) {
+            gen_ = 0;
+            handoff_ = handoff;
+            dpor::rt::init_atomic(&w_, 8, 0, l);
+        }
+        void acquire(unsigned task, src_loc l) { take(task, ~dpor::value_t{0}, l); }
+        void release(src_loc l) {
+            ++gen_;
+            dpor::rt::store(&w_, dpor::value_t{gen_} << 8, dpor::mo::release,
+                            l);  // pairs with take
+        }
+        // Preempted in place: give the CPU up, and take it back only after another task held
+        // it (a preemption no other task uses changes nothing: that execution is cut).
+        void yield_to_waiter(unsigned task, src_loc l) {
+            release(l);
+            take(task, dpor::value_t{gen_} << 8, l);
+        }
+        // Whether a task may be waiting: unknown without an event, so whenever CPUs can change
+        // hands (a migration budget, or more tasks than CPUs).
+        bool contended() const { return handoff_; }
+
+    private:
+        void take(unsigned task, dpor::value_t not_this, src_loc l) {
+            dpor::value_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);  // pairs with release
+            if (v == not_this) dpor::rt::block("yield", l);
+            if ((v & 0xff) != 0) dpor::rt::block("wait", l);  // held: revisited by a release
+            if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
+                dpor::rt::block("wait", l);
+            gen_ = unsigned(v >> 8);
+        }
+        std::uint64_t w_ = 0;
+        unsigned gen_ = 0;  // the holder's view of the generation (per-CPU state)
+        bool handoff_ = false;
+    };
+
+    // A task's end, waited for by other tasks: a flag set with release, read with acquire; a
+    // waiter that reads it unset blocks until a revisit lets it read the set flag.
+    class completion {
+    public:
+        explicit completion(src_loc l = {}) { dpor::rt::init_atomic(&w_, 8, 0, l); }
+        completion(const completion&) = delete;
+        completion& operator=(const completion&) = delete;
+        void post(unsigned /*waiters*/, src_loc l) {
+            dpor::rt::store(&w_, 1, dpor::mo::release, l);
+        }
+        void wait(src_loc l) {
+            if (dpor::rt::load(&w_, dpor::mo::acquire, l) == 0) dpor::rt::block("wait", l);
+        }
+
+    private:
+        std::uint64_t w_ = 0;
+    };
+};
+
+}  // namespace eng_dpor
+}  // namespace kverify::model

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A tiny program language for testing the dpor engine against its oracle: threads of straight-line
+// memory operations on a few locations, with optional guards (run an instruction only if an
+// earlier result had some value) and assumes. The engine runs it through dpor::rt (run_on_engine);
+// the oracle (oracle.hpp) enumerates its executions by brute force. Both name the executions by the
+// same canonical text, so their sets can be compared.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/dpor/engine.hpp"
+
+namespace kverify::dpor::test {
+
+enum class op : std::uint8_t { load, store, cas, fadd, xchg, fence, assume };
+
+struct instr {
+    op o = op::load;
+    unsigned loc = 0;
+    mo order = mo::relaxed;
+    mo fail_order = mo::relaxed;  // cas
+    value_t v = 0;                // store / fadd / xchg: operand; cas: expected; assume: value
+    value_t v2 = 0;               // cas: desired
+    int guard = -1;               // run only if result[guard] == guard_val (guard < own index)
+    value_t guard_val = 0;
+    int reg = -1;  // assume: the earlier result it tests
+};
+
+struct prog {
+    std::string name;
+    std::vector<value_t> init;                // one per location
+    std::vector<std::vector<instr>> threads;  // tasks
+};
+
+inline constexpr unsigned max_locs = 4;
+inline constexpr unsigned max_instrs = 8;
+
+// Results of one execution: result[t][i] is what instruction i of task t returned (0 if skipped).
+using outcome = std::vector<std::vector<value_t>>;
+
+struct engine_run {
+    result res;
+    std::vector<outcome> outcomes;  // one per complete execution
+};
+
+// Runs p on the engine under the given options (collect_graphs is forced on).
+inline engine_run run_on_engine(const prog& p, options opt) {
+    static value_t locs[max_locs];  // addresses only: the engine keeps the values
+    engine_run out;
+    outcome regs(p.threads.size());
+    opt.collect_graphs = true;
+    program pr;
+    pr.tasks = unsigned(p.threads.size());
+    pr.setup = [&] {
+        for (unsigned k = 0; k < p.init.size(); ++k)
+            rt::init_atomic(&locs[k], 8, p.init[k], src_loc("ir", k, "init"));
+    };
+    pr.task = [&](unsigned t) {
+        const auto& code = p.threads[t];
+        std::vector<value_t>& r = regs[t];
+        r.assign(code.size(), 0);
+        for (unsigned i = 0; i < code.size(); ++i) {
+            const instr& in = code[i];
+            if (in.guard >= 0 && r[unsigned(in.guard)] != in.guard_val) continue;
+            const src_loc at("ir", i, "task");
+            void* l = &locs[in.loc];
+            switch (in.o) {
+                case op::load:
+                    r[i] = rt::load(l, in.order, at);
+                    break;
+                case op::store:
+                    rt::store(l, in.v, in.order, at);
+                    break;
+                case op::cas: {
+                    value_t exp = in.v;
+                    r[i] = rt::cas(l, exp, in.v2, in.order, in.fail_order, at) ? 1 : 0;
+                    break;
+                }
+                case op::fadd:
+                    r[i] = rt::fetch_add(l, in.v, in.order, at);
+                    break;
+                case op::xchg:
+                    r[i] = rt::exchange(l, in.v, in.order, at);
+                    break;
+                case op::fence:
+                    rt::fence(in.order, at);
+                    break;
+                case op::assume:
+                    if (r[unsigned(in.reg)] != in.v) rt::block("assume", at);
+                    break;
+            }
+        }
+    };
+    pr.teardown = [&] { out.outcomes.push_back(regs); };
+    out.res = explore(pr, opt);
+    return out;
+}
+
+inline std::string to_text(const prog& p) {
+    static const char* ops[] = {"load", "store", "cas", "fadd", "xchg", "fence", "assume"};
+    std::string s = p.name + " init";
+    for (value_t v : p.init) s += " " + std::to_string(v);
+    s += "\n";
+    for (unsigned t = 0; t < p.threads.size(); ++t) {
+        s += "  T" + std::to_string(t + 1) + ":";
+        for (unsigned i = 0; i < p.threads[t].size(); ++i) {
+            const instr& in = p.threads[t][i];
+            s += " [" + std::to_string(i) + "]";
+            if (in.guard >= 0)
+                s += "if(r" + std::to_string(in.guard) + "==" + std::to_string(in.guard_val) + ")";
+            s += ops[int(in.o)];
+            if (in.o == op::assume) {
+                s += "(r" + std::to_string(in.reg) + "==" + std::to_string(in.v) + ")";
+                continue;
+            }
+            if (in.o != op::fence) s += " x" + std::to_string(in.loc);
+            if (in.o == op::store || in.o == op::fadd || in.o == op::xchg)
+                s += " " + std::to_string(in.v);
+            if (in.o == op::cas)
+                s += " " + std::to_string(in.v) + "->" + std::to_string(in.v2) + " fail " +
+                     to_string(in.fail_order);
+            s += " " + std::string(to_string(in.order));
+        }
+        s += "\n";
+    }
+    return s;
+}
+
+// A random program: 2..3 tasks (sometimes 4), 1..3 instructions each, 1..3 locations, every kind
+// of operation and order, values in 0..2, occasional guards and cas-dependent paths.
+inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_len = 3) {
+    auto pick = [&](unsigned n) { return unsigned(rng() % n); };
+    prog p;
+    const unsigned nlocs = 1 + pick(3);
+    p.init.assign(nlocs, 0);
+    const unsigned ntasks = 2 + pick(max_tasks - 1);
+    const mo load_orders[] = {mo::relaxed, mo::relaxed, mo::acquire, mo::seq_cst};
+    const mo store_orders[] = {mo::relaxed, mo::relaxed, mo::release, mo::seq_cst};
+    const mo rmw_orders[] = {mo::relaxed, mo::acquire, mo::release, mo::acq_rel, mo::seq_cst};
+    const mo fence_orders[] = {mo::acquire, mo::release, mo::acq_rel, mo::seq_cst};
+    for (unsigned t = 0; t < ntasks; ++t) {
+        std::vector<instr> code;
+        const unsigned len = 1 + pick(max_len);
+        for (unsigned i = 0; i < len; ++i) {
+            instr in;
+            in.loc = pick(nlocs);
+            const unsigned k = pick(20);
+            if (k < 6) {
+                in.o = op::load;
+                in.order = load_orders[pick(4)];
+            } else if (k < 12) {
+                in.o = op::store;
+                in.order = store_orders[pick(4)];
+                in.v = 1 + pick(2);
+            } else if (k < 15) {
+                in.o = op::cas;
+                in.order = rmw_orders[pick(5)];
+                in.fail_order = pick(3) == 0 ? mo::acquire : mo::relaxed;
+                if (in.order == mo::seq_cst && pick(2)) in.fail_order = mo::seq_cst;
+                in.v = pick(3);
+                in.v2 = 1 + pick(2);
+            } else if (k < 17) {
+                in.o = op::fadd;
+                in.order = rmw_orders[pick(5)];
+                in.v = 1;
+            } else if (k < 18) {
+                in.o = op::xchg;
+                in.order = rmw_orders[pick(5)];
+                in.v = 1 + pick(2);
+            } else {
+                in.o = op::fence;
+                in.order = fence_orders[pick(4)];
+            }
+            if (i > 0 && pick(6) == 0 && code[i - 1].o != op::store && code[i - 1].o != op::fence) {
+                in.guard = int(i - 1);
+                in.guard_val = pick(2);
+            }
+            // Now and then an assume on the previous result (a blocked execution when false).
+            if (i > 0 && pick(10) == 0 && code[i - 1].o != op::store &&
+                code[i - 1].o != op::fence && code[i - 1].o != op::assume) {
+                instr a;
+                a.o = op::assume;
+                a.reg = int(i - 1);
+                a.v = pick(2);
+                code.push_back(a);
+                continue;
+            }
+            code.push_back(in);
+        }
+        p.threads.push_back(code);
+    }
+    return p;
+}
+
+}  // namespace kverify::dpor::test
