@@ -108,7 +108,8 @@ inline std::string clean_relacy_trace(const std::string& out, const std::string&
     bool in_history = false;
     while (std::getline(in, line)) {
         if (!in_history) {
-            if (line.rfind("execution history", 0) == 0) in_history = true;
+            if (line.rfind("execution history", 0) == 0)
+                in_history = true;
             else if (!line.empty() && line.find_first_of(" :") != std::string::npos &&
                      line.rfind("iteration:", 0) != 0)
                 header += line + "\n";  // the failure line

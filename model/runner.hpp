@@ -175,6 +175,7 @@ verdict run_suite(const search_spec& spec, const kernel_config& cfg) {
         v.replay = spec.replay;
     } else if (counter.cap_hit) {
         v.outcome = "inconclusive";
+        v.executions = spec.execution_cap;  // the next one was stopped before it began
         std::snprintf(buf, sizeof buf, "execution cap of %llu reached",
                       static_cast<unsigned long long>(spec.execution_cap));
         v.detail = buf;

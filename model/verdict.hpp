@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What a search is asked to do (search_spec) and what it found (verdict), for every engine.
 // No engine headers here: the command line and the result files use these types too.
+//
+// What an engine's runner (scenario.hpp, engine_runners) honours of a search_spec: kind, bound
+// and samples; budget_s and execution_cap (either running out gives "inconclusive"); limits
+// (caps on the check's IRQ, NMI and migration budgets, for shrinking); replay (run only the
+// saved execution: its violation again, or "pass" when it no longer fails); raw_trace. It fills
+// outcome, detail, executions, blocked, also_sc, trace and replay, and calls progress_tick()
+// once per execution.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +42,10 @@ struct search_limits {
 
 struct search_spec {
     search_kind kind = search_kind::exhaustive;
-    unsigned bound = 0;            // context bound, for bounded
-    std::uint64_t samples = 0;     // executions, for sampled
-    unsigned depth_limit = 20000;  // steps per execution before Relacy calls it a livelock
-    double budget_s = 0;           // wall-clock budget, 0 = none
+    unsigned bound = 0;               // context bound, for bounded
+    std::uint64_t samples = 0;        // executions, for sampled
+    unsigned depth_limit = 20000;     // steps per execution before Relacy calls it a livelock
+    double budget_s = 0;              // wall-clock budget, 0 = none
     std::uint64_t execution_cap = 0;  // stop (inconclusive) after this many executions, 0 = none
     search_limits limits;
     // Engine-specific: when set, run only the execution it names (a saved counterexample)
@@ -49,9 +56,12 @@ struct search_spec {
     // "exhaustive", "bounded:K" or "sampled:N"
     std::string str() const {
         switch (kind) {
-            case search_kind::exhaustive: return "exhaustive";
-            case search_kind::bounded: return "bounded:" + std::to_string(bound);
-            case search_kind::sampled: return "sampled:" + std::to_string(samples);
+            case search_kind::exhaustive:
+                return "exhaustive";
+            case search_kind::bounded:
+                return "bounded:" + std::to_string(bound);
+            case search_kind::sampled:
+                return "sampled:" + std::to_string(samples);
         }
         return "?";
     }
@@ -76,7 +86,8 @@ struct search_spec {
             r.kind = search_kind::sampled;
             r.samples = v;
         } else {
-            err = "invalid search '" + s + "' (expected exhaustive, bounded:K with 0<=K<=64, or "
+            err = "invalid search '" + s +
+                  "' (expected exhaustive, bounded:K with 0<=K<=64, or "
                   "sampled:N with N>=1)";
             return false;
         }

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Results of a run: judging verdicts against the table, the text table on stdout, and the
+// result files (JSON with nlohmann::json, JUnit XML with tinyxml2, a Markdown summary).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <tinyxml2.h>
+
+#include "model/cli.hpp"
+
+namespace kverify::cli {
+
+std::string format_seconds(double s) {
+    char buf[32];
+    if (s < 0.001) return "<1 ms";
+    if (s < 1)
+        std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000);
+    else if (s < 60)
+        std::snprintf(buf, sizeof buf, "%.2f s", s);
+    else
+        std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+    return buf;
+}
+
+void judge(row_result& r) {
+    const verdict& v = r.v;
+    r.mismatch.clear();
+    if (v.outcome == "error") {
+        r.status = "error";
+        r.mismatch = v.detail;
+    } else if (v.outcome == "inconclusive" && r.row.expected != "inconclusive") {
+        r.status = "inconclusive";
+        r.mismatch = "inconclusive: " + v.detail;
+    } else if (v.outcome != r.row.expected) {
+        r.status = "MISMATCH";
+        r.mismatch = "expected " + r.row.expected + ", got " + v.outcome;
+    } else if (r.row.executions != "-" && std::to_string(v.executions) != r.row.executions) {
+        // Every search is deterministic: the explored space changed, the verdict did not.
+        r.status = "count-changed";
+        r.mismatch = "executions changed: pinned " + r.row.executions + ", got " +
+                     std::to_string(v.executions) + " (verdict " + v.outcome + " unchanged)";
+    } else {
+        r.status = "ok";
+    }
+}
+
+int exit_status(const std::vector<row_result>& results, bool allow_count_changed) {
+    bool differs = false, inconclusive = false;
+    for (const row_result& r : results) {
+        differs = differs || r.status == "MISMATCH" || r.status == "error" ||
+                  (r.status == "count-changed" && !allow_count_changed);
+        inconclusive = inconclusive || r.status == "inconclusive";
+    }
+    return differs ? exit_differs : inconclusive ? exit_inconclusive : exit_ok;
+}
+
+// ----- JSON -----
+
+json verdict_to_json(const verdict& v) {
+    json j = {{"engine", v.engine},   {"search", v.search.str()},   {"verdict", v.outcome},
+              {"detail", v.detail},   {"executions", v.executions}, {"blocked", v.blocked},
+              {"also_sc", v.also_sc}, {"seconds", v.seconds},       {"trace", v.trace},
+              {"replay", v.replay}};
+    const model::search_limits& l = v.search.limits;
+    if (l.any()) {
+        json lj = json::object();
+        if (l.irq >= 0) lj["irq"] = l.irq;
+        if (l.nmi >= 0) lj["nmi"] = l.nmi;
+        if (l.migrations >= 0) lj["migrations"] = l.migrations;
+        j["limits"] = lj;
+    }
+    return j;
+}
+
+verdict verdict_from_json(const json& j) {
+    try {
+        if (!j.is_object()) throw usage_error("a verdict must be a JSON object");
+        for (const char* key : {"engine", "search", "verdict"})
+            if (!j.contains(key) || !j[key].is_string())
+                throw usage_error(std::string("missing string field '") + key + "'");
+        verdict v;
+        v.engine = j["engine"].get<std::string>();
+        std::string err;
+        if (!search_spec::parse(j["search"].get<std::string>(), v.search, err))
+            throw usage_error(err);
+        if (j.contains("limits")) {
+            const json& l = j["limits"];
+            v.search.limits.irq = l.value("irq", -1);
+            v.search.limits.nmi = l.value("nmi", -1);
+            v.search.limits.migrations = l.value("migrations", -1);
+        }
+        v.outcome = j["verdict"].get<std::string>();
+        v.detail = j.value("detail", "");
+        v.executions = j.value("executions", std::uint64_t(0));
+        v.blocked = j.value("blocked", std::uint64_t(0));
+        v.also_sc = j.value("also_sc", "");
+        v.seconds = j.value("seconds", 0.0);
+        v.trace = j.value("trace", "");
+        v.replay = j.value("replay", "");
+        return v;
+    } catch (const json::exception& e) {
+        throw usage_error(std::string("malformed verdict: ") + e.what());
+    }
+}
+
+json row_to_json(const row_result& r) {
+    json j = verdict_to_json(r.v);
+    j["check"] = r.row.check;
+    j["engine"] = r.row.engine;
+    j["search"] = r.row.search.str();
+    j["tier"] = r.row.tier;
+    j["line"] = r.row.line;
+    j["expected"] = r.row.expected;
+    j["expected_executions"] = r.row.executions;
+    j["algorithm"] = r.algorithm;
+    j["variant"] = r.variant;
+    j["config"] = r.config;
+    j["status"] = r.status;
+    j["mismatch"] = r.mismatch;
+    return j;
+}
+
+row_result row_from_json(const json& j) {
+    row_result r;
+    r.v = verdict_from_json(j);
+    try {
+        for (const char* key : {"check", "expected", "expected_executions", "tier"})
+            if (!j.contains(key) || !j[key].is_string())
+                throw usage_error(std::string("missing string field '") + key + "'");
+        r.row.check = j["check"].get<std::string>();
+        r.row.engine = r.v.engine;
+        r.row.search = r.v.search;
+        r.row.search.limits = {};
+        r.row.expected = j["expected"].get<std::string>();
+        r.row.executions = j["expected_executions"].get<std::string>();
+        r.row.tier = j["tier"].get<std::string>();
+        r.row.line = j.value("line", 0);
+        r.algorithm = j.value("algorithm", "");
+        r.variant = j.value("variant", "");
+        r.config = j.value("config", "");
+    } catch (const json::exception& e) {
+        throw usage_error(std::string("malformed result row: ") + e.what());
+    }
+    judge(r);
+    return r;
+}
+
+json results_to_json(const run_info& info, const std::vector<row_result>& results,
+                     bool allow_count_changed) {
+    json rows = json::array();
+    std::map<std::string, int> counts = {
+        {"ok", 0}, {"MISMATCH", 0}, {"count-changed", 0}, {"inconclusive", 0}, {"error", 0}};
+    for (const row_result& r : results) {
+        rows.push_back(row_to_json(r));
+        ++counts[r.status];
+    }
+    return {{"kverify_results", 1},
+            {"table", info.table_path},
+            {"table_digest", info.table_digest},
+            {"selection",
+             {{"tier", info.sel.tier}, {"filter", info.sel.filter}, {"engine", info.sel.engine}}},
+            {"shard", info.shard},
+            {"selected", info.selected},
+            {"jobs", info.jobs},
+            {"wall_seconds", info.wall_seconds},
+            {"summary",
+             {{"rows", results.size()},
+              {"ok", counts["ok"]},
+              {"mismatch", counts["MISMATCH"]},
+              {"count_changed", counts["count-changed"]},
+              {"inconclusive", counts["inconclusive"]},
+              {"error", counts["error"]}}},
+            {"exit_status", exit_status(results, allow_count_changed)},
+            {"rows", rows}};
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw usage_error("cannot write " + path);
+    out << text;
+    out.close();
+    if (!out) throw usage_error("cannot write " + path);
+}
+
+// ----- JUnit -----
+
+namespace {
+
+// XML 1.0 allows no control characters but tab, newline and carriage return.
+std::string xml_safe(const std::string& s) {
+    std::string r = s;
+    for (char& c : r)
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
+    return r;
+}
+
+std::string row_title(const table_row& r) {
+    return r.check + " " + r.engine + " " + r.search.str();
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<row_result>& results, double wall_seconds) {
+    // One testsuite per algorithm, in order of first appearance; one testcase per row.
+    std::vector<std::string> suites;
+    for (const row_result& r : results)
+        if (std::find(suites.begin(), suites.end(), r.algorithm) == suites.end())
+            suites.push_back(r.algorithm);
+    const auto is_failure = [](const row_result& r) {
+        return r.status == "MISMATCH" || r.status == "count-changed";
+    };
+    const auto is_error = [](const row_result& r) {
+        return r.status == "error" || r.status == "inconclusive";
+    };
+    int failures = 0, errors = 0;
+    for (const row_result& r : results) {
+        failures += is_failure(r);
+        errors += is_error(r);
+    }
+
+    tinyxml2::XMLPrinter p;
+    p.PushHeader(false, true);
+    p.OpenElement("testsuites");
+    p.PushAttribute("name", "kverify");
+    p.PushAttribute("tests", int(results.size()));
+    p.PushAttribute("failures", failures);
+    p.PushAttribute("errors", errors);
+    p.PushAttribute("time", wall_seconds);
+    for (const std::string& suite : suites) {
+        int n = 0, f = 0, e = 0;
+        double t = 0;
+        for (const row_result& r : results) {
+            if (r.algorithm != suite) continue;
+            ++n;
+            f += is_failure(r);
+            e += is_error(r);
+            t += r.v.seconds;
+        }
+        p.OpenElement("testsuite");
+        p.PushAttribute("name", ("model." + suite).c_str());
+        p.PushAttribute("tests", n);
+        p.PushAttribute("failures", f);
+        p.PushAttribute("errors", e);
+        p.PushAttribute("time", t);
+        for (const row_result& r : results) {
+            if (r.algorithm != suite) continue;
+            p.OpenElement("testcase");
+            p.PushAttribute("classname", (r.algorithm + "." + r.variant).c_str());
+            p.PushAttribute("name", row_title(r.row).c_str());
+            p.PushAttribute("time", r.v.seconds);
+            if (r.status != "ok") {
+                p.OpenElement(is_failure(r) ? "failure" : "error");
+                p.PushAttribute("type", r.status.c_str());
+                p.PushAttribute("message", xml_safe(r.mismatch).c_str());
+                std::string body = r.mismatch + "\n";
+                if (!r.v.detail.empty()) body += r.v.detail + "\n";
+                if (!r.v.trace.empty()) body += "counterexample trace:\n" + r.v.trace;
+                p.PushText(xml_safe(body).c_str());
+                p.CloseElement();
+            }
+            std::ostringstream out;
+            out << "config: " << r.config << "\nverdict: " << r.v.outcome << " (expected "
+                << r.row.expected << ")\nexecutions: " << r.v.executions << " (pinned "
+                << r.row.executions << ")\n";
+            if (r.v.blocked) out << "blocked: " << r.v.blocked << "\n";
+            if (!r.v.also_sc.empty()) out << "also under SC: " << r.v.also_sc << "\n";
+            if (!r.v.replay.empty()) out << "replay: " << r.v.replay << "\n";
+            p.OpenElement("system-out");
+            p.PushText(xml_safe(out.str()).c_str());
+            p.CloseElement();
+            p.CloseElement();  // testcase
+        }
+        p.CloseElement();  // testsuite
+    }
+    p.CloseElement();  // testsuites
+    return p.CStr();
+}
+
+// ----- Markdown -----
+
+namespace {
+
+std::string md_cell(const std::string& s) {
+    std::string r;
+    for (char c : s) {
+        if (c == '|')
+            r += "\\|";
+        else if (c == '\n')
+            r += ' ';
+        else
+            r += c;
+    }
+    return r;
+}
+
+std::string kind_of(const search_spec& s) {
+    switch (s.kind) {
+        case model::search_kind::exhaustive:
+            return "exhaustive";
+        case model::search_kind::bounded:
+            return "bounded";
+        case model::search_kind::sampled:
+            return "sampled";
+    }
+    return "?";
+}
+
+}  // namespace
+
+std::string markdown_summary(const std::vector<row_result>& results, const run_info& info,
+                             bool allow_count_changed) {
+    std::map<std::string, int> counts;
+    for (const row_result& r : results) ++counts[r.status];
+    std::ostringstream md;
+    const int code = exit_status(results, allow_count_changed);
+    md << "## kverify: " << results.size() << " checks, "
+       << (code == exit_ok             ? "every verdict as expected"
+           : code == exit_inconclusive ? "some searches inconclusive"
+                                       : "verdicts differ")
+       << "\n\n";
+    md << "Table `" << info.table_path << "`, tier " << info.sel.tier;
+    if (!info.sel.filter.empty()) md << ", filter `" << md_cell(info.sel.filter) << "`";
+    if (!info.sel.engine.empty()) md << ", engine " << info.sel.engine;
+    if (!info.shard.empty()) md << ", shard " << info.shard;
+    md << ".\n\n| status | rows |\n|---|---|\n";
+    for (const char* s : {"ok", "MISMATCH", "count-changed", "inconclusive", "error"})
+        md << "| " << s << " | " << counts[s] << " |\n";
+
+    bool any_diff = false;
+    for (const row_result& r : results) any_diff = any_diff || r.status != "ok";
+    if (any_diff) {
+        md << "\n### Rows that differ from the table\n\n"
+           << "| check | engine | search | expected | verdict | status | what |\n"
+           << "|---|---|---|---|---|---|---|\n";
+        for (const row_result& r : results) {
+            if (r.status == "ok") continue;
+            md << "| `" << md_cell(r.row.check) << "` | " << r.row.engine << " | "
+               << r.row.search.str() << " | " << md_cell(r.row.expected) << " | "
+               << md_cell(r.v.outcome) << " | " << r.status << " | " << md_cell(r.mismatch)
+               << " |\n";
+        }
+        if (counts["count-changed"])
+            md << "\n`count-changed`: the verdict is unchanged but the search explored a "
+                  "different number of executions; `kverify verify --repin` re-pins the counts "
+                  "(never a verdict).\n";
+    }
+
+    // What only some engines report: executions cut short, and whether a violation also occurs
+    // under sequential consistency.
+    bool engine_details = false;
+    for (const row_result& r : results)
+        engine_details = engine_details || r.v.blocked != 0 || !r.v.also_sc.empty();
+    if (engine_details) {
+        md << "\n### Engine details\n\n"
+           << "| check | engine | search | verdict | also under SC | executions | blocked |\n"
+           << "|---|---|---|---|---|---|---|\n";
+        for (const row_result& r : results) {
+            if (r.v.blocked == 0 && r.v.also_sc.empty()) continue;
+            md << "| `" << md_cell(r.row.check) << "` | " << r.row.engine << " | "
+               << r.row.search.str() << " | " << md_cell(r.v.outcome) << " | "
+               << (r.v.also_sc.empty() ? "-" : r.v.also_sc) << " | " << r.v.executions << " | "
+               << r.v.blocked << " |\n";
+        }
+    }
+
+    // Per variant: how many rows of each search kind passed or found a violation.
+    struct tally {
+        std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (pass, violation)
+        std::set<std::string> bounds;                        // bounded:K, sampled:N seen
+        std::map<std::string, int> classes;                  // violation classes found
+        int rows = 0, differ = 0;
+    };
+    std::vector<std::pair<std::string, tally>> variants;
+    for (const row_result& r : results) {
+        const std::string key = r.algorithm + "\t" + r.variant;
+        auto it = std::find_if(variants.begin(), variants.end(),
+                               [&](const auto& v) { return v.first == key; });
+        if (it == variants.end()) it = variants.insert(variants.end(), {key, tally{}});
+        tally& t = it->second;
+        ++t.rows;
+        t.differ += r.status != "ok";
+        const std::string kind = kind_of(r.row.search);
+        if (kind != "exhaustive") t.bounds.insert(r.row.search.str());
+        if (r.v.outcome == "pass")
+            ++t.by_kind[kind].first;
+        else if (r.v.found_violation()) {
+            ++t.by_kind[kind].second;
+            ++t.classes[r.v.outcome];
+        }
+    }
+    md << "\n### Verdicts per variant\n\n"
+       << "Each cell: rows that pass / rows that find a violation.\n\n"
+       << "| algorithm | variant | rows | exhaustive | bounded | sampled | violations found | "
+          "as expected |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& [key, t] : variants) {
+        const std::size_t tab = key.find('\t');
+        md << "| " << md_cell(key.substr(0, tab)) << " | " << md_cell(key.substr(tab + 1)) << " | "
+           << t.rows;
+        for (const char* kind : {"exhaustive", "bounded", "sampled"}) {
+            const auto it = t.by_kind.find(kind);
+            if (it == t.by_kind.end())
+                md << " | -";
+            else
+                md << " | " << it->second.first << " / " << it->second.second;
+        }
+        md << " | ";
+        bool first = true;
+        for (const auto& [cls, n] : t.classes) {
+            md << (first ? "" : ", ") << md_cell(cls) << " x" << n;
+            first = false;
+        }
+        if (t.classes.empty()) md << "none";
+        md << " | " << (t.differ ? "no (" + std::to_string(t.differ) + ")" : std::string("yes"))
+           << " |\n";
+    }
+    md << "\nSearches: **exhaustive** explores every execution of the configuration (within its "
+          "interrupt, migration and task budgets); **bounded:K** only executions with at most K "
+          "preemptive context switches; **sampled:N** N random executions. A pass is as strong "
+          "as its search, no stronger.\n";
+    return md.str();
+}
+
+// ----- text -----
+
+table_printer::table_printer(const std::vector<table_row>& rows) {
+    for (const table_row& r : rows) {
+        name_width = std::max(name_width, r.check.size());
+        verdict_width = std::max(verdict_width, r.expected.size());
+    }
+}
+
+void table_printer::header() const {
+    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11s  %8s  %s\n", int(name_width), "check",
+                "engine", "search", int(verdict_width), "verdict", int(verdict_width), "expected",
+                "executions", "time", "status");
+    std::fflush(stdout);
+}
+
+void table_printer::row(const row_result& r) const {
+    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11llu  %7.2fs  %s\n", int(name_width),
+                r.row.check.c_str(), r.row.engine.c_str(), r.row.search.str().c_str(),
+                int(verdict_width), r.v.outcome.c_str(), int(verdict_width), r.row.expected.c_str(),
+                static_cast<unsigned long long>(r.v.executions), r.v.seconds, r.status.c_str());
+    std::fflush(stdout);
+}
+
+void print_epilogue(const std::vector<row_result>& results, bool with_traces, double wall_seconds,
+                    unsigned jobs) {
+    std::map<std::string, int> counts;
+    for (const row_result& r : results) ++counts[r.status];
+    for (const row_result& r : results) {
+        const bool differs = r.status == "MISMATCH" || r.status == "error";
+        if (!differs && r.status != "inconclusive" && !(with_traces && !r.v.trace.empty()))
+            continue;
+        std::printf("\n%s: %s\n", row_title(r.row).c_str(),
+                    r.status == "ok" ? ("expected " + r.row.expected).c_str() : r.mismatch.c_str());
+        if (!r.v.detail.empty()) std::printf("  %s\n", r.v.detail.c_str());
+        if (!r.v.also_sc.empty()) std::printf("  also under SC: %s\n", r.v.also_sc.c_str());
+        if ((differs || with_traces) && !r.v.trace.empty())
+            std::printf("  counterexample trace:\n%s", r.v.trace.c_str());
+    }
+    if (counts["count-changed"]) {
+        std::printf("\nexecution counts changed, verdicts unchanged:\n");
+        for (const row_result& r : results)
+            if (r.status == "count-changed")
+                std::printf("  %s: pinned %s, got %llu\n", row_title(r.row).c_str(),
+                            r.row.executions.c_str(),
+                            static_cast<unsigned long long>(r.v.executions));
+        std::printf("('kverify verify --repin' with the same selection re-pins these counts)\n");
+    }
+    std::printf(
+        "\n%zu checks: %d as expected, %d differ, %d count changed, %d inconclusive "
+        "(%s wall, -j %u)\n",
+        results.size(), counts["ok"], counts["MISMATCH"] + counts["error"], counts["count-changed"],
+        counts["inconclusive"], format_seconds(wall_seconds).c_str(), jobs);
+    std::fflush(stdout);
+}
+
+}  // namespace kverify::cli
