@@ -422,7 +422,8 @@ TEST_F(cli, json_junit_and_markdown_are_well_formed) {
 TEST_F(cli, engine_fields_travel_through_json_junit_and_markdown) {
     // Relacy fills neither blocked nor also_sc: a result row stands in for another engine's.
     ASSERT_EQ(
-        kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--json", path("r.json")})
+        kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--engine", "relacy",
+                 "--json", path("r.json")})
             .status,
         0);
     json j = json::parse(slurp(path("r.json")));
@@ -446,9 +447,9 @@ TEST_F(cli, engine_fields_travel_through_json_junit_and_markdown) {
     const std::string xml = slurp(path("m.xml"));
     EXPECT_NE(xml.find("also under SC: no"), std::string::npos) << xml;
     EXPECT_NE(xml.find("blocked: 7"), std::string::npos) << xml;
-    // and without them, no such section
-    ASSERT_EQ(kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--markdown",
-                       path("plain.md")})
+    // and without them (Relacy fills neither), no such section
+    ASSERT_EQ(kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--engine", "relacy",
+                       "--markdown", path("plain.md")})
                   .status,
               0);
     EXPECT_EQ(slurp(path("plain.md")).find("Engine details"), std::string::npos);
