@@ -12,12 +12,14 @@
 
 #include <cstdlib>
 #include <new>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "model/dpor/engine.hpp"
 #include "model/kernel.hpp"
+#include "model/relacy_trace.hpp"
 #include "model/verdict.hpp"
 
 #ifndef KVERIFY_SOURCE_DIR
@@ -29,13 +31,25 @@ inline namespace eng_dpor {
 
 namespace dpor_detail {
 
-// Source paths relative to the repository, as in every trace of the project.
-inline std::string relative_paths(std::string s) {
-    const std::string root = std::string(KVERIFY_SOURCE_DIR) + "/";
-    if (root.size() <= 1) return s;
-    for (std::size_t at = s.find(root); at != std::string::npos; at = s.find(root, at))
-        s.erase(at, root.size());
-    return s;
+// The engine's trace as a reviewer reads it: without the simulated kernel's own bookkeeping (the
+// words it builds per execution, the CPU tokens and budget a task takes and gives back, delivery
+// points where nothing was delivered: the notes "irq enter", "migrate"... say what happened),
+// source paths relative to the repository, no template arguments in function names.
+inline std::string clean_trace(const std::string& trace) {
+    std::istringstream in(trace);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        const bool kernel_word = line.find(", kernel(0)") != std::string::npos &&
+                                 (line.find("] load ") != std::string::npos ||
+                                  line.find("] store ") != std::string::npos ||
+                                  line.find("] init ") != std::string::npos ||
+                                  line.find("] cas read ") != std::string::npos ||
+                                  line.find("] rmw ") != std::string::npos);
+        const bool nothing_delivered = line.find("] choice 0 of ") != std::string::npos;
+        if (kernel_word || nothing_delivered) continue;
+        out += model::detail::clean_location(line, KVERIFY_SOURCE_DIR) + "\n";
+    }
+    return out;
 }
 
 template <class Scenario>
@@ -119,7 +133,7 @@ verdict run_dpor(const typename Scenario::params& p, const search_spec& spec,
             v.detail += ")";
         }
         v.executions = x.at_execution;
-        v.trace = dpor_detail::relative_paths(x.trace);
+        v.trace = spec.raw_trace ? x.trace : dpor_detail::clean_trace(x.trace);
         v.replay = x.replay;
         if (!spec.replay.empty()) return v;
         if (model == dpor::memory_model::rc11) {

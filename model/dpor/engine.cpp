@@ -1827,7 +1827,7 @@ std::string explorer::loc_name(std::uintptr_t a) const {
 
 void explorer::trace_text(const std::string& s, src_loc where) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "[%u] T%u ", ++trace_n_, cur_);
+    std::snprintf(buf, sizeof buf, "[%u] ", ++trace_n_);
     trace_ += buf;
     trace_ += s;
     trace_ += ", in [" + ctx_label(cur_) + "] " + where.func + ", " + where.file + "(" +
