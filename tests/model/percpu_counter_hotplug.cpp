@@ -66,6 +66,29 @@ void register_checks() {
         reg<pcc_irqsave, 3>("hotplug-irq", what, p);
         reg<pcc_mut_sum_skips_dying, 3>("hotplug-irq", what, p);
     }
+    // hotplug-fold-irq (dpor-only exhaustive, full tier): a fold races cpu_dead and a sum. cpu0
+    // adds +3, waits for cpu1, then adds +2, which folds (5 >= 4) while cpu2 takes cpu1 down,
+    // and sums; cpu2 sums after cpu_dead while cpu0's fold may still be in flight. An IRQ adds
+    // +2 on each cpu (on cpu0 it moves the fold into the first add or into the IRQ itself).
+    {
+        params p;
+        p.kernel.possible = p.kernel.online = cpumask::first_n(3);
+        for (unsigned c = 0; c < 3; ++c) {
+            p.kernel.irq_budget[c] = 1;
+            p.irq[c] = {add(2)};
+        }
+        p.task[0] = {add(3), wait_for(1), add(2), sum()};
+        p.task[1] = {add(3), add(-1)};
+        p.task[2] = {wait_for(1), mark_dying(1), go_offline(1), cpu_dead(1), sum()};
+        const char* what =
+            "3 cpus, batch 4, cpu1 adds +3 -1 and goes down (cpu2: dying, offline, cpu_dead, "
+            "sum) while cpu0 folds (+3, wait, +2) and sums, 1 IRQ adding +2 on each cpu";
+        reg<pcc_local_cas, 3>("hotplug-fold-irq", what, p);
+        reg<pcc_irqsave, 3>("hotplug-fold-irq", what, p);
+        reg<pcc_local_cas_preempt_off, 3>("hotplug-fold-irq", what, p);
+        reg<pcc_mut_sum_skips_dying, 3>("hotplug-fold-irq", what, p);
+        reg<pcc_mut_unlocked_fold, 3>("hotplug-fold-irq", what, p);
+    }
 }
 
 const registrar reg_checks(register_checks);
