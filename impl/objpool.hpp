@@ -26,6 +26,7 @@
 #include <new>
 
 #include "impl/common.hpp"
+#include "impl/variant_list.hpp"
 
 namespace kverify {
 
@@ -189,66 +190,26 @@ struct objpool_mut_small_capacity : objpool_fix_acquire_last {
 
 // ----- variant lists -----
 
-template <class V>
-struct objpool_variant_tag {
-    using type = V;
-};
-
 template <class... Vs>
-struct objpool_variant_list {
-    static constexpr std::size_t size = sizeof...(Vs);
-    // Instantiates L<Vs...>, e.g. ::testing::Types for typed tests.
-    template <template <class...> class L>
-    using apply = L<Vs...>;
-    // Calls f(objpool_variant_tag<V>{}) for each variant V in order.
-    template <class F>
-    static void for_each(F&& f) {
-        (f(objpool_variant_tag<Vs>{}), ...);
-    }
-    static constexpr bool all_known_bad(bool want) { return ((Vs::known_bad == want) && ...); }
-};
+using objpool_variant_list = variant_list<Vs...>;
 
-// The variants that must pass every check (kernel releases, the seed, our proposed fix).
-using objpool_good_variants = objpool_variant_list<objpool_v6_7, objpool_v6_10, objpool_v6_15,
-                                                   objpool_local_cas, objpool_fix_acquire_last>;
-// The variants some checker must reject.
-using objpool_bad_variants =
-    objpool_variant_list<objpool_v6_7_rc1, objpool_mut_publish_before_entry,
-                         objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
-                         objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head,
-                         objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
+// Every variant, each named once: kernel releases, the seed, our proposed fixes, then the
+// known-bad ones. The model checks, typed tests and benchmarks iterate this list or its filters.
 using objpool_all_variants = objpool_variant_list<
     objpool_v6_7, objpool_v6_10, objpool_v6_15, objpool_local_cas, objpool_fix_acquire_last,
     objpool_v6_7_rc1, objpool_mut_publish_before_entry, objpool_mut_push_remote,
     objpool_mut_push_irqs_on, objpool_mut_commit_once, objpool_mut_pop_head_relaxed,
     objpool_mut_pop_entry_after_head, objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
+// The variants that must pass every check, and those some checker must reject.
+using objpool_good_variants = variant_filter_t<variant_is_sound, objpool_all_variants>;
+using objpool_bad_variants = variant_filter_t<variant_is_known_bad, objpool_all_variants>;
 
-static_assert(objpool_good_variants::all_known_bad(false), "a good variant is marked known bad");
-static_assert(objpool_bad_variants::all_known_bad(true), "a mutant is not marked known bad");
-static_assert(objpool_all_variants::size ==
-                  objpool_good_variants::size + objpool_bad_variants::size,
-              "objpool_all_variants must list every variant once");
+static_assert(variant_names_distinct(objpool_all_variants{}), "two objpool variants share a name");
 
 template <class F>
 void for_each_objpool_variant(F&& f) {
     objpool_all_variants::for_each(static_cast<F&&>(f));
 }
-
-namespace detail {
-constexpr bool objpool_same_name(const char* a, const char* b) {
-    while (*a != '\0' && *a == *b) ++a, ++b;
-    return *a == *b;
-}
-template <class... Vs>
-constexpr bool objpool_names_distinct(objpool_variant_list<Vs...>) {
-    const char* names[] = {Vs::name...};
-    for (std::size_t i = 0; i < sizeof...(Vs); ++i)
-        for (std::size_t j = i + 1; j < sizeof...(Vs); ++j)
-            if (objpool_same_name(names[i], names[j])) return false;
-    return true;
-}
-static_assert(objpool_names_distinct(objpool_all_variants{}), "two variants share a name");
-}  // namespace detail
 
 // Pool limits, as in the kernel.
 inline constexpr int objpool_nr_object_max = 1 << 24;

@@ -23,6 +23,7 @@
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
+#include "impl/variant_list.hpp"
 
 namespace kverify {
 
@@ -216,20 +217,11 @@ struct pcc_mut_sum_skips_dying : pcc_local_cas {
 // ----- variant lists, for tests and checkers that iterate them -----
 
 template <class T>
-struct pcc_tag {
-    using type = T;
-};
-
+using pcc_tag = variant_tag<T>;
 template <class... Vs>
-struct pcc_variant_list {
-    static constexpr std::size_t size = sizeof...(Vs);
-    // Calls f(pcc_tag<V>{}) for each variant V, in list order.
-    template <class F>
-    static void for_each(F&& f) {
-        (f(pcc_tag<Vs>{}), ...);
-    }
-};
+using pcc_variant_list = variant_list<Vs...>;
 
+// Every variant, each named once.
 using pcc_all_variants =
     pcc_variant_list<pcc_preempt_only, pcc_irqsave, pcc_local_cas, pcc_rfc,
                      pcc_local_cas_preempt_off, pcc_mut_misplaced_paren, pcc_mut_stale_local,
@@ -242,34 +234,14 @@ void pcc_for_each_variant(F&& f) {
 }
 
 template <class V>
-struct pcc_is_sound : std::bool_constant<!V::known_bad> {};
+using pcc_is_sound = variant_is_sound<V>;
 template <class V>
-struct pcc_is_known_bad : std::bool_constant<V::known_bad> {};
+using pcc_is_known_bad = variant_is_known_bad<V>;
 // Correct in every execution without interrupts, migrations or a second CPU.
 template <class V>
 struct pcc_is_sequentially_correct : std::bool_constant<V::exposure != pcc_exposure::sequential> {};
 
 namespace detail {
-template <bool Keep, class V, class List>
-struct pcc_prepend_if {
-    using type = List;
-};
-template <class V, class... Vs>
-struct pcc_prepend_if<true, V, pcc_variant_list<Vs...>> {
-    using type = pcc_variant_list<V, Vs...>;
-};
-template <template <class> class Pred, class List>
-struct pcc_filter;
-template <template <class> class Pred>
-struct pcc_filter<Pred, pcc_variant_list<>> {
-    using type = pcc_variant_list<>;
-};
-template <template <class> class Pred, class V, class... Vs>
-struct pcc_filter<Pred, pcc_variant_list<V, Vs...>> {
-    using type =
-        typename pcc_prepend_if<Pred<V>::value, V,
-                                typename pcc_filter<Pred, pcc_variant_list<Vs...>>::type>::type;
-};
 template <class... Vs>
 constexpr bool pcc_traits_consistent(pcc_variant_list<Vs...>) {
     return (... && (Vs::known_bad == (Vs::exposure != pcc_exposure::none) &&
@@ -278,13 +250,14 @@ constexpr bool pcc_traits_consistent(pcc_variant_list<Vs...>) {
 }  // namespace detail
 
 template <template <class> class Pred, class List>
-using pcc_filter_t = typename detail::pcc_filter<Pred, List>::type;
+using pcc_filter_t = variant_filter_t<Pred, List>;
 
 using pcc_sound_variants = pcc_filter_t<pcc_is_sound, pcc_all_variants>;
 using pcc_known_bad_variants = pcc_filter_t<pcc_is_known_bad, pcc_all_variants>;
 
 static_assert(detail::pcc_traits_consistent(pcc_all_variants{}),
               "known_bad, exposure and bug must agree for every variant");
+static_assert(variant_names_distinct(pcc_all_variants{}), "two percpu_counter variants share a name");
 
 // ----- the counter -----
 
