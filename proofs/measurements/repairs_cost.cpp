@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What the repairs cost on their fast paths, each against its base in the same run:
+// What the two repairs cost on their fast paths, each against its base in the same run:
+//   objpool pop+push, one thread: fix-nested-push against v6.15 (and fix-acquire-last, its base);
 //   percpu_counter limited_add far from the limit (the lockless shortcut) and near it (the
 //   precise sum under the lock): fix-limited-add against v6.7 (local-cas), and two of its twins
 //   (each leaves one part out) to show where the cost goes.
-// A standalone program, not part of the build: tests/bench belongs to the benchmark work, and
-// has no limited_add benchmark. Build and run (the figures in proofs/percpu_counter.md come from
-// this command):
+// A standalone program, not part of the build: tests/bench belongs to the benchmark work, which
+// iterates the variant lists (objpool's repair then appears there without edits). Build and run
+// (the figures in proofs/objpool.md and proofs/percpu_counter.md come from this command):
 //   g++ -std=c++17 -O2 -DNDEBUG -I. proofs/measurements/repairs_cost.cpp -o /tmp/repairs_cost
 //       -lbenchmark -lpthread
 //   /tmp/repairs_cost --benchmark_repetitions=15 --benchmark_enable_random_interleaving=true
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/objpool.hpp"
 #include "impl/percpu_counter.hpp"
 #include "impl/real_env.hpp"
 
@@ -27,6 +29,20 @@ namespace kverify {
 namespace {
 
 using E = real_env;
+
+template <class V>
+void pop_push(benchmark::State& state) {
+    E::configure(cpumask::first_n(4));
+    E::cpu_scope cpu(0);
+    objpool<E, V> pool;
+    if (pool.init(64, 64, nullptr, nullptr, nullptr) != 0) state.SkipWithError("init");
+    for (auto _ : state) {
+        void* obj = pool.pop();
+        pool.push(obj);
+        benchmark::DoNotOptimize(obj);
+    }
+    pool.fini();
+}
 
 // far: limit 2^40, every add takes the shortcut. near: the total sits next to the limit, so
 // every add goes to the lock and the precise sum (and is refused: nothing changes).
@@ -78,6 +94,9 @@ void compare(const collector& c, const std::string& variant, const std::string& 
 
 int main(int argc, char** argv) {
     using namespace kverify;
+    benchmark::RegisterBenchmark("pop_push/v6.15", pop_push<objpool_v6_15>);
+    benchmark::RegisterBenchmark("pop_push/fix-acquire-last", pop_push<objpool_fix_acquire_last>);
+    benchmark::RegisterBenchmark("pop_push/fix-nested-push", pop_push<objpool_fix_nested_push>);
     benchmark::RegisterBenchmark("limited_add_far/v6.7", limited_add<pcc_local_cas, false>);
     benchmark::RegisterBenchmark("limited_add_far/fix-limited-add",
                                  limited_add<pcc_fix_limited_add, false>);
@@ -93,6 +112,9 @@ int main(int argc, char** argv) {
     collector c;
     benchmark::RunSpecifiedBenchmarks(&c);
     std::printf("\nratios of median CPU time per operation (< 1 is faster):\n");
+    compare(c, "pop_push/fix-nested-push", "pop_push/v6.15");
+    compare(c, "pop_push/fix-nested-push", "pop_push/fix-acquire-last");
+    compare(c, "pop_push/fix-acquire-last", "pop_push/v6.15");
     compare(c, "limited_add_far/fix-limited-add", "limited_add_far/v6.7");
     compare(c, "limited_add_far/mut-limited-no-mb", "limited_add_far/v6.7");
     compare(c, "limited_add_far/mut-limited-online-only", "limited_add_far/v6.7");

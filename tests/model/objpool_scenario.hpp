@@ -209,6 +209,14 @@ inline objpool_params make(unsigned cpus_mask, int objs, unsigned rounds) {
     return p;
 }
 
+// p with an NMI handler doing one pop-then-push round, and `per_cpu` NMIs on each CPU of `cpus`.
+inline objpool_params with_nmis(objpool_params p, std::uint64_t cpus, unsigned per_cpu) {
+    for (unsigned c = 0; c < max_cpus; ++c)
+        if (cpumask(cpus).test(c)) p.kernel.nmi_budget[c] = per_cpu;
+    p.nmi_round = true;
+    return p;
+}
+
 inline std::vector<config> ladder() {
     std::vector<config> l;
     l.push_back({"c2-o1", 2, make(0b11, 1, 1)});
@@ -250,6 +258,18 @@ inline std::vector<config> ladder() {
         objpool_params p = make(0b11, 3, 1);
         l.push_back({"c2-o3", 2, p});
     }
+    // NMI pushes nested in pushes on one CPU (F2, F4 and their repair, proofs/objpool.md).
+    // One CPU, one task: the NMI's pop finds an object whenever the task holds the other one.
+    l.push_back({"c1-o2-nmi", 1, with_nmis(make(0b1, 2, 1), 0b1, 1)});
+    // Two NMIs on the task's CPU: both can land in one push window (at different delivery
+    // points; NMIs do not nest), the first inside the reservation, the second in the commit.
+    l.push_back({"c1-o3-nmi2", 1, with_nmis(make(0b1, 3, 1), 0b1, 2)});
+    // Two rounds on one CPU with one NMI: the NMI may nest in the first push or the second.
+    l.push_back({"c1-o2-r2-nmi", 1, with_nmis(make(0b1, 2, 2), 0b1, 1)});
+    // Two CPUs, NMIs on both: each CPU's pushes can be nested into while the other pops.
+    l.push_back({"c2-o2-nmi-both", 2, with_nmis(make(0b11, 2, 1), 0b11, 1)});
+    // Two NMIs on cpu0 with three objects while cpu1 pops and pushes.
+    l.push_back({"c2-o3-nmi2", 2, with_nmis(make(0b11, 3, 1), 0b1, 2)});
     return l;
 }
 
@@ -270,7 +290,8 @@ void add_variant() {
             config named = c;
             std::string name = std::string(c.name) + (payload ? "" : "-np");
             named.name = name.c_str();
-            if (c.tasks == 2) add_one<Variant, 2>(named);
+            if (c.tasks == 1) add_one<Variant, 1>(named);
+            else if (c.tasks == 2) add_one<Variant, 2>(named);
             else add_one<Variant, 3>(named);
         }
     }
