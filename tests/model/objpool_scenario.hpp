@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The objpool model scenario and its configuration ladder, shared by tests/model/objpool.cpp
 // (every variant of impl/objpool.hpp) and by checks of a variant defined elsewhere, e.g. a patch
-// under review. One call, objpool_model::add_variant<V>(), registers V on the whole ladder.
+// under review (tests/model/objpool_review_example.cpp, proofs/reviewing.md). One call,
+// objpool_model::add_variant<V>(), registers V on the whole ladder.
 //
 // The scenario checks properties 1-8 of shared/spec/properties.md:
 //   duplicate        an object popped while the checker has it as held by someone else (1)
