@@ -11,14 +11,17 @@
 // has no null-pool case; read-only introspection for checkers; a quiescent test hook that moves
 // the sequence numbers (to reach 32-bit wrap-around cheaply).
 //
-// Two properties the kernel versions do not have, each shown by a test:
+// Three properties the kernel versions do not have, each shown by a test (proofs/objpool.md):
 // - pop reads `last` with READ_ONCE, so in C11 (and for ThreadSanitizer) nothing acquires push's
 //   release of `last`: no happens-before edge hands the entry or the object's contents over
 //   (objpool_fix_acquire_last; tests/stress PayloadHandoverThroughThePoolIsOrdered).
 // - push assumes pushes on one CPU commit in reservation order; an NMI push nested inside a push
 //   publishes the outer, unwritten entry and then `last` moves backwards (tests/unit
-//   ObjpoolFinding.NmiPushNestedInPushDuplicatesAndLosesObjects). objpool_fix_nested_push is our
-//   repair: only the outermost push on a CPU commits (proofs/objpool.md, F2).
+//   ObjpoolFinding.NmiPushNestedInPushDuplicatesAndLosesObjects; F2);
+// - push's tail - head > nr_objs warning uses a tail read before an NMI push and fires in a sound
+//   pool after a pop on another CPU (ObjpoolFinding.NmiPushBeforeTheHeadReadFiresTheWarning; F4).
+// objpool_fix_nested_push repairs the last two: only the outermost push on a CPU commits, and
+// the warning is checked once the sequence is reserved.
 #pragma once
 
 #include <cstddef>
@@ -133,13 +136,13 @@ struct objpool_fix_acquire_last : objpool_v6_15 {
     static constexpr bool pop_last_acquire = true;
 };
 
-// Not a kernel version: our repair of F2 (proofs/objpool.md), on top of fix-acquire-last so that
-// F1 cannot mask what it does. An NMI push that lands inside a push on the same CPU (between the
-// outer push's reservation and its commit) no longer commits: it leaves its entry written but
-// unpublished, and the outer push, the oldest uncommitted reservation on this CPU, publishes
-// both. `last` then only moves forward and never covers an unwritten entry. No atomic RMW is
-// added: the commit reads `last` and `tail` (this CPU's own words, on a cache line push already
-// holds) and, only when an NMI pushed during the commit, stores `last` once more.
+// Not a kernel version: our repair of F2 and F4 (proofs/objpool.md), on top of fix-acquire-last
+// so that F1 cannot mask what it does. An NMI push that lands inside a push on the same CPU
+// (between the outer push's reservation and its commit) does not commit: it leaves its entry
+// written but unpublished, and the outer push, the oldest uncommitted reservation on this CPU,
+// publishes both. `last` then only moves forward and never covers an unwritten entry. No atomic
+// RMW is added: the commit reads `last` and `tail` (this CPU's own words, on a cache line push
+// already holds) and, only when an NMI pushed during the commit, stores `last` once more.
 struct objpool_fix_nested_push : objpool_fix_acquire_last {
     static constexpr const char* name = "fix-nested-push";
     static constexpr bool known_bad = false;

@@ -329,7 +329,8 @@ using pcc_known_bad_variants = pcc_filter_t<pcc_is_known_bad, pcc_all_variants>;
 
 static_assert(detail::pcc_traits_consistent(pcc_all_variants{}),
               "known_bad, exposure and bug must agree for every variant");
-static_assert(variant_names_distinct(pcc_all_variants{}), "two percpu_counter variants share a name");
+static_assert(variant_names_distinct(pcc_all_variants{}),
+              "two percpu_counter variants share a name");
 
 // ----- the counter -----
 
@@ -673,7 +674,8 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
     // Step 3.
     [[maybe_unused]] std::uint32_t seq = 0;
     if (verdict == 0) {
-        if constexpr (sync == pcc_limited_sync::seqcount || sync == pcc_limited_sync::seqcount_no_mb) {
+        if constexpr (sync == pcc_limited_sync::seqcount ||
+                      sync == pcc_limited_sync::seqcount_no_mb) {
             // Relaxed: the lock makes us the only writer. Odd: shortcuts that start now go to
             // the lock; those under way notice the change when they re-check.
             seq = Env::read_once(limited_seq_) + 1;

@@ -34,9 +34,9 @@ inline constexpr unsigned max_objs = 4;
 struct objpool_params {
     kernel_config kernel;
     int nr_objs = 2;
-    unsigned rounds = 1;        // pop-then-push rounds per task
-    bool irq_round = false;     // the IRQ handler does one pop-then-push round
-    bool nmi_round = false;     // the NMI handler does one pop-then-push round
+    unsigned rounds = 1;     // pop-then-push rounds per task
+    bool irq_round = false;  // the IRQ handler does one pop-then-push round
+    bool nmi_round = false;  // the NMI handler does one pop-then-push round
     // Hand a payload over through the pool (property 8). Off, the structural properties
     // (1-7) are still checked: the kernel variants fail property 8 in the C11 model (see
     // proofs/objpool.md), and a data race ends an execution before anything else is seen.
@@ -88,7 +88,9 @@ struct objpool_scenario : scenario_base {
         ++static_cast<objpool_scenario*>(self)->released;
         return 0;
     }
-    static void on_interrupt(unsigned, void* self) { static_cast<objpool_scenario*>(self)->round(); }
+    static void on_interrupt(unsigned, void* self) {
+        static_cast<objpool_scenario*>(self)->round();
+    }
 
     int index_of(const void* o) const {
         for (unsigned i = 0; i < n; ++i)
@@ -109,8 +111,7 @@ struct objpool_scenario : scenario_base {
             object* obj = objs[i];
             const unsigned seen = E::plain_read(obj->payload);
             expect(seen == expected_payload[i], "stale-payload",
-                   "object %d payload %u, its last holder wrote %u", i, seen,
-                   expected_payload[i]);
+                   "object %d payload %u, its last holder wrote %u", i, seen, expected_payload[i]);
             const unsigned token = ++next_token;
             E::plain_write(obj->payload, token);
             expected_payload[i] = token;
@@ -175,7 +176,8 @@ struct objpool_scenario : scenario_base {
 inline std::string describe(const objpool_params& p, unsigned tasks) {
     std::string s = std::to_string(p.kernel.possible.weight()) + " cpus (mask 0x";
     char hex[8];
-    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(p.kernel.possible.bits()));
+    std::snprintf(hex, sizeof hex, "%llx",
+                  static_cast<unsigned long long>(p.kernel.possible.bits()));
     s += hex;
     s += "), " + std::to_string(tasks) + " tasks, " + std::to_string(p.nr_objs) + " objs, " +
          std::to_string(p.rounds) + " round(s)/task";
@@ -186,7 +188,8 @@ inline std::string describe(const objpool_params& p, unsigned tasks) {
     }
     if (irqs) s += ", " + std::to_string(irqs) + " irq round(s)";
     if (nmis) s += ", " + std::to_string(nmis) + " nmi round(s)";
-    if (p.kernel.migration_budget) s += ", " + std::to_string(p.kernel.migration_budget) + " migration(s)";
+    if (p.kernel.migration_budget)
+        s += ", " + std::to_string(p.kernel.migration_budget) + " migration(s)";
     if (!p.payload) s += ", no payload";
     return s;
 }
@@ -291,9 +294,12 @@ void add_variant() {
             config named = c;
             std::string name = std::string(c.name) + (payload ? "" : "-np");
             named.name = name.c_str();
-            if (c.tasks == 1) add_one<Variant, 1>(named);
-            else if (c.tasks == 2) add_one<Variant, 2>(named);
-            else add_one<Variant, 3>(named);
+            if (c.tasks == 1)
+                add_one<Variant, 1>(named);
+            else if (c.tasks == 2)
+                add_one<Variant, 2>(named);
+            else
+                add_one<Variant, 3>(named);
         }
     }
 }

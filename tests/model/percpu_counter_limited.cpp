@@ -14,8 +14,9 @@ namespace kverify::model::pcc {
 namespace {
 
 // limited_add as merged (v6.7, on local-cas), our repair and its twins.
-using limited_variants = variant_list<pcc_local_cas, pcc_fix_limited_add, pcc_mut_limited_online_only,
-                                      pcc_mut_limited_no_bump, pcc_mut_limited_no_mb>;
+using limited_variants =
+    variant_list<pcc_local_cas, pcc_fix_limited_add, pcc_mut_limited_online_only,
+                 pcc_mut_limited_no_bump, pcc_mut_limited_no_mb>;
 
 template <class V>
 std::string variant_label() {
@@ -71,9 +72,9 @@ void register_variant() {
                      limited_add(8, 4), limited_add(8, 1), cpu_dead(1)};
         p.task[1] = {limited_add(8, 4)};
         reg<V, 2>("dying-window",
-               "2 cpus, batch 4, limit 8: cpu1 +4, goes down; cpu0 +4 +1 before "
-               "cpu_dead(1)",
-               p);
+                  "2 cpus, batch 4, limit 8: cpu1 +4, goes down; cpu0 +4 +1 before "
+                  "cpu_dead(1)",
+                  p);
     }
     // after-cpu-dead: the same adds once cpu_dead(1) has folded cpu1's delta: +1 is refused.
     {
@@ -82,9 +83,9 @@ void register_variant() {
                      cpu_dead(1), limited_add(8, 4), limited_add(8, 1)};
         p.task[1] = {limited_add(8, 4)};
         reg<V, 2>("after-cpu-dead",
-               "2 cpus, batch 4, limit 8: cpu1 +4, goes down; cpu0 +4 +1 after "
-               "cpu_dead(1)",
-               p);
+                  "2 cpus, batch 4, limit 8: cpu1 +4, goes down; cpu0 +4 +1 after "
+                  "cpu_dead(1)",
+                  p);
     }
     // delta-at-most-batch / delta-reaches-batch: the shortcut tests |delta + amount| <= batch,
     // so +4 with batch 4 stays in the delta: |delta| <= batch holds, add_batch's < does not.

@@ -429,7 +429,8 @@ TEST(PercpuCounterStress, KnownBadVariantDetectionRates) {
         using V = typename decltype(tag)::type;
         // The add_batch workload cannot show a limited_add bug: those have their own tests.
         if constexpr (!pcc_changes_limited_add<V>::value &&
-                      (V::exposure == pcc_exposure::interrupt || V::exposure == pcc_exposure::smp)) {
+                      (V::exposure == pcc_exposure::interrupt ||
+                       V::exposure == pcc_exposure::smp)) {
             int runs_caught = 0;
             u64 irq_adds = 0;
             for (int i = 0; i < kRuns; ++i) {

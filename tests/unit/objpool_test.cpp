@@ -712,8 +712,9 @@ nested_push_result run_nested_push(void (*raise)(), bool as_nmi, objpool<E, V>& 
 // The good variants that keep the kernel's commit (every kernel version, fix-acquire-last):
 // the ones F2 and F4 apply to. fix-nested-push has tests of its own below.
 template <class V>
-struct keeps_kernel_commit : std::bool_constant<V::push_commit == objpool_commit::reservation &&
-                                                !V::push_warn_reserved> {};
+struct keeps_kernel_commit
+    : std::bool_constant<V::push_commit == objpool_commit::reservation && !V::push_warn_reserved> {
+};
 using kernel_commit_variants = variant_filter_t<keeps_kernel_commit, objpool_good_variants>;
 static_assert(kernel_commit_variants::size + 1 == objpool_good_variants::size,
               "only fix-nested-push changes the commit");
@@ -944,17 +945,16 @@ TEST(ObjpoolNestedPushWarning, RepairChecksTheWarningOnlyOnceReserved) {
     machine_scope m(cpumask(0b11));
     E::cpu_scope cpu(0);
     void* remote = nullptr;
-    EXPECT_EQ(warnings_with_nmi_push_at<objpool_fix_nested_push>(E::hook_point::reserve, 0,
-                                                                 &remote),
-              0u);
+    EXPECT_EQ(
+        warnings_with_nmi_push_at<objpool_fix_nested_push>(E::hook_point::reserve, 0, &remote), 0u);
     EXPECT_NE(remote, nullptr) << "the NMI's object should have been published and popped";
     EXPECT_EQ(
         warnings_with_nmi_push_at<objpool_fix_nested_push>(E::hook_point::seq_read, 1, &remote),
         0u);
     EXPECT_EQ(remote, nullptr) << "the NMI's push nested in the reservation: not yet published";
     // Its twin keeps the kernel's warning and fires like the kernel versions.
-    EXPECT_EQ(warnings_with_nmi_push_at<objpool_mut_nested_warn_in_loop>(E::hook_point::seq_read,
-                                                                         1, &remote),
+    EXPECT_EQ(warnings_with_nmi_push_at<objpool_mut_nested_warn_in_loop>(E::hook_point::seq_read, 1,
+                                                                         &remote),
               1u)
         << "mutant not caught";
 }

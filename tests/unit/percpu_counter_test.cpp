@@ -564,9 +564,8 @@ race_result limited_add_race(void (**hook_slot)()) {
     counter = &c;
     other_added = false;
     *hook_slot = [] {
-        std::thread other([] {
-            on_cpu(1, [] { other_added = counter->limited_add(1000, 995, kBatch); });
-        });
+        std::thread other(
+            [] { on_cpu(1, [] { other_added = counter->limited_add(1000, 995, kBatch); }); });
         other.join();
     };
     bool added = false;
