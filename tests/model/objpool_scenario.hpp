@@ -25,7 +25,12 @@
 #include "model/model_env.hpp"
 #include "model/scenario.hpp"
 
-namespace kverify::model::objpool_model {
+// Everything below has internal linkage (an unnamed namespace), as a scenario written in a .cpp
+// file has: each translation unit that includes this header gets its own copy and registers its
+// own checks, so nothing here can clash between translation units, however the checker is built.
+namespace kverify::model {
+namespace {
+namespace objpool_model {
 
 using E = model_env;
 
@@ -304,4 +309,6 @@ void add_variant() {
     }
 }
 
-}  // namespace kverify::model::objpool_model
+}  // namespace objpool_model
+}  // namespace
+}  // namespace kverify::model
