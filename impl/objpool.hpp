@@ -66,6 +66,9 @@ enum class objpool_commit {
     // The repair without the outermost test: every push publishes up to tail, so a nested push
     // publishes the outer push's unwritten entry (known bad).
     every_push,
+    // The repair re-reading tail once instead of until it stops moving: wrong only when a second
+    // NMI push lands in the same push, after that re-read (known bad).
+    outermost_recheck_once,
 };
 
 // The merged v6.7 algorithm; every other variant derives from one of these and restates only
@@ -248,6 +251,16 @@ struct objpool_mut_nested_not_outermost : objpool_fix_nested_push {
     static constexpr objpool_commit push_commit = objpool_commit::every_push;
 };
 
+// Kept to prove that the configurations with two NMIs on a CPU reach two NMI pushes inside one
+// push: fix-nested-push re-reading tail once, not until it stops moving. One nested push is
+// published by that re-read; a second one landing after it stays unpublished and its object is
+// lost. With one NMI it is correct; never for use.
+struct objpool_mut_nested_recheck_once : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-recheck-once";
+    static constexpr bool known_bad = true;
+    static constexpr objpool_commit push_commit = objpool_commit::outermost_recheck_once;
+};
+
 // Kept to prove the checker finds F4 (proofs/objpool.md) once F2 is repaired: fix-nested-push
 // with the kernel's warning in the reservation loop. An NMI push between push's read of tail
 // and its read of head, then a pop on another CPU, puts head past that stale tail and the
@@ -271,7 +284,7 @@ using objpool_all_variants = objpool_variant_list<
     objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
     objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head, objpool_mut_small_capacity,
     objpool_mut_rc1_acquire_last, objpool_mut_nested_no_recheck, objpool_mut_nested_not_outermost,
-    objpool_mut_nested_warn_in_loop>;
+    objpool_mut_nested_warn_in_loop, objpool_mut_nested_recheck_once>;
 // The variants that must pass every check, and those some checker must reject.
 using objpool_good_variants = variant_filter_t<variant_is_sound, objpool_all_variants>;
 using objpool_bad_variants = variant_filter_t<variant_is_known_bad, objpool_all_variants>;
@@ -660,9 +673,12 @@ private:
         // published, and every one in (seq, tail) was written by a push that nested inside us
         // and returned. Publish up to seq + 1 first, then up to tail until it stops moving.
         std::uint32_t upto = seq + 1;
-        for (;;) {
+        for (unsigned stores = 1;; ++stores) {
             publish(s.last, upto);
             if constexpr (Variant::push_commit == objpool_commit::outermost_once) return;
+            if constexpr (Variant::push_commit == objpool_commit::outermost_recheck_once) {
+                if (stores == 2) return;  // the mutant: no re-read after its second store
+            }
             // Relaxed: only this CPU writes tail. An NMI push that reserved after our read of
             // tail (or of seq) saw last != its sequence and left its entry for us to publish. An
             // NMI that came after the store above found last == its sequence and committed
