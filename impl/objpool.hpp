@@ -11,13 +11,17 @@
 // has no null-pool case; read-only introspection for checkers; a quiescent test hook that moves
 // the sequence numbers (to reach 32-bit wrap-around cheaply).
 //
-// Two properties the kernel versions do not have, each shown by a test:
+// Three properties the kernel versions do not have, each shown by a test (proofs/objpool.md):
 // - pop reads `last` with READ_ONCE, so in C11 (and for ThreadSanitizer) nothing acquires push's
 //   release of `last`: no happens-before edge hands the entry or the object's contents over
 //   (objpool_fix_acquire_last; tests/stress PayloadHandoverThroughThePoolIsOrdered).
 // - push assumes pushes on one CPU commit in reservation order; an NMI push nested inside a push
 //   publishes the outer, unwritten entry and then `last` moves backwards (tests/unit
-//   ObjpoolFinding.NmiPushNestedInPushDuplicatesAndLosesObjects).
+//   ObjpoolFinding.NmiPushNestedInPushDuplicatesAndLosesObjects; F2);
+// - push's tail - head > nr_objs warning uses a tail read before an NMI push and fires in a sound
+//   pool after a pop on another CPU (ObjpoolFinding.NmiPushBeforeTheHeadReadFiresTheWarning; F4).
+// objpool_fix_nested_push repairs the last two: only the outermost push on a CPU commits, and
+// the warning is checked once the sequence is reserved.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +30,7 @@
 #include <new>
 
 #include "impl/common.hpp"
+#include "impl/variant_list.hpp"
 
 namespace kverify {
 
@@ -44,6 +49,28 @@ enum class objpool_walk {
     possible_wrap,      // v6.15: each possible CPU once, from the start CPU up, wrapping to 0
 };
 
+// How push commits `last`, i.e. publishes its entry (proofs/objpool.md, F2).
+enum class objpool_commit {
+    // store_release(last, tail + 1) for its own reservation `tail` (every kernel version).
+    // Assumes pushes on one CPU commit in reservation order, which an NMI push nested between
+    // an outer push's reservation and its commit breaks.
+    reservation,
+    // Our repair: a push commits only if its reservation is the oldest uncommitted one on this
+    // CPU (last == its sequence: it is the outermost push in flight there); it publishes its
+    // own entry, then re-reads tail and publishes up to it until tail stops moving (pushes
+    // nested inside it leave their entries written but unpublished, for it to publish).
+    outermost,
+    // The repair without the re-read of tail after the commit: the outermost push publishes
+    // only its own entry, and one that a push nested inside it left stays unpublished (known bad).
+    outermost_once,
+    // The repair without the outermost test: every push publishes up to tail, so a nested push
+    // publishes the outer push's unwritten entry (known bad).
+    every_push,
+    // The repair re-reading tail once instead of until it stops moving: wrong only when a second
+    // NMI push lands in the same push, after that re-read (known bad).
+    outermost_recheck_once,
+};
+
 // The merged v6.7 algorithm; every other variant derives from one of these and restates only
 // what it changes. `name` and `known_bad` are restated by every variant.
 struct objpool_v6_7 {
@@ -56,6 +83,10 @@ struct objpool_v6_7 {
     static constexpr bool push_to_next_cpu = false;    // push into the next possible CPU's slot
     static constexpr bool push_commit_first = false;   // store `last` before the entry
     static constexpr bool push_commit_release = true;  // store_release(last) (else WRITE_ONCE)
+    static constexpr objpool_commit push_commit = objpool_commit::reservation;
+    // push's tail - head > nr_objs warning: in the reservation loop, against the tail read
+    // before it (kernel), or once the sequence is reserved (fix-nested-push; F4)
+    static constexpr bool push_warn_reserved = false;
     // pop
     static constexpr bool pop_range_check = true;        // the v6.7 "head overrun" fix
     static constexpr bool pop_last_acquire = false;      // READ_ONCE(last) (else smp_load_acquire)
@@ -106,6 +137,21 @@ struct objpool_fix_acquire_last : objpool_v6_15 {
     static constexpr const char* name = "fix-acquire-last";
     static constexpr bool known_bad = false;
     static constexpr bool pop_last_acquire = true;
+};
+
+// Not a kernel version: our repair of F2 and F4 (proofs/objpool.md), on top of fix-acquire-last
+// so that F1 cannot mask what it does. An NMI push that lands inside a push on the same CPU
+// (between the outer push's reservation and its commit) does not commit: it leaves its entry
+// written but unpublished, and the outer push, the oldest uncommitted reservation on this CPU,
+// publishes both. `last` then only moves forward and never covers an unwritten entry. No atomic
+// RMW is added: the commit reads `last` and `tail` (this CPU's own words, on a cache line push
+// already holds) and, only when an NMI pushed during the commit, stores `last` once more.
+struct objpool_fix_nested_push : objpool_fix_acquire_last {
+    static constexpr const char* name = "fix-nested-push";
+    static constexpr bool known_bad = false;
+    static constexpr objpool_commit push_commit = objpool_commit::outermost;
+    // F4: the warning is checked once the sequence is reserved, where no NMI can make it stale.
+    static constexpr bool push_warn_reserved = true;
 };
 
 // ----- known-bad mutants: one line each away from the variant they derive from -----
@@ -187,68 +233,68 @@ struct objpool_mut_small_capacity : objpool_fix_acquire_last {
     static constexpr bool capacity_holds_all = false;
 };
 
+// Kept to prove the checker finds why fix-nested-push re-reads tail after its commit: without
+// it the outermost push publishes only its own entry, and an NMI push that nested inside it (and
+// so did not commit) stays unpublished: its object is lost in [last, tail); never for use.
+struct objpool_mut_nested_no_recheck : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-no-recheck";
+    static constexpr bool known_bad = true;
+    static constexpr objpool_commit push_commit = objpool_commit::outermost_once;
+};
+
+// Kept to prove the checker finds why fix-nested-push lets only the outermost push commit:
+// without that test, an NMI push inside a push publishes the outer push's entry before it is
+// written, and a popper takes whatever was there before (a duplicate object); never for use.
+struct objpool_mut_nested_not_outermost : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-not-outermost";
+    static constexpr bool known_bad = true;
+    static constexpr objpool_commit push_commit = objpool_commit::every_push;
+};
+
+// Kept to prove that the configurations with two NMIs on a CPU reach two NMI pushes inside one
+// push: fix-nested-push re-reading tail once, not until it stops moving. One nested push is
+// published by that re-read; a second one landing after it stays unpublished and its object is
+// lost. With one NMI it is correct; never for use.
+struct objpool_mut_nested_recheck_once : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-recheck-once";
+    static constexpr bool known_bad = true;
+    static constexpr objpool_commit push_commit = objpool_commit::outermost_recheck_once;
+};
+
+// Kept to prove the checker finds F4 (proofs/objpool.md) once F2 is repaired: fix-nested-push
+// with the kernel's warning in the reservation loop. An NMI push between push's read of tail
+// and its read of head, then a pop on another CPU, puts head past that stale tail and the
+// warning fires in a sound pool (a panic with panic_on_warn); never for use.
+struct objpool_mut_nested_warn_in_loop : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-warn-in-loop";
+    static constexpr bool known_bad = true;
+    static constexpr bool push_warn_reserved = false;
+};
+
 // ----- variant lists -----
 
-template <class V>
-struct objpool_variant_tag {
-    using type = V;
-};
-
 template <class... Vs>
-struct objpool_variant_list {
-    static constexpr std::size_t size = sizeof...(Vs);
-    // Instantiates L<Vs...>, e.g. ::testing::Types for typed tests.
-    template <template <class...> class L>
-    using apply = L<Vs...>;
-    // Calls f(objpool_variant_tag<V>{}) for each variant V in order.
-    template <class F>
-    static void for_each(F&& f) {
-        (f(objpool_variant_tag<Vs>{}), ...);
-    }
-    static constexpr bool all_known_bad(bool want) { return ((Vs::known_bad == want) && ...); }
-};
+using objpool_variant_list = variant_list<Vs...>;
 
-// The variants that must pass every check (kernel releases, the seed, our proposed fix).
-using objpool_good_variants = objpool_variant_list<objpool_v6_7, objpool_v6_10, objpool_v6_15,
-                                                   objpool_local_cas, objpool_fix_acquire_last>;
-// The variants some checker must reject.
-using objpool_bad_variants =
-    objpool_variant_list<objpool_v6_7_rc1, objpool_mut_publish_before_entry,
-                         objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
-                         objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head,
-                         objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
+// Every variant, each named once: kernel releases, the seed, our proposed fixes, then the
+// known-bad ones. The model checks, typed tests and benchmarks iterate this list or its filters.
 using objpool_all_variants = objpool_variant_list<
     objpool_v6_7, objpool_v6_10, objpool_v6_15, objpool_local_cas, objpool_fix_acquire_last,
-    objpool_v6_7_rc1, objpool_mut_publish_before_entry, objpool_mut_push_remote,
-    objpool_mut_push_irqs_on, objpool_mut_commit_once, objpool_mut_pop_head_relaxed,
-    objpool_mut_pop_entry_after_head, objpool_mut_small_capacity, objpool_mut_rc1_acquire_last>;
+    objpool_fix_nested_push, objpool_v6_7_rc1, objpool_mut_publish_before_entry,
+    objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
+    objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head, objpool_mut_small_capacity,
+    objpool_mut_rc1_acquire_last, objpool_mut_nested_no_recheck, objpool_mut_nested_not_outermost,
+    objpool_mut_nested_warn_in_loop, objpool_mut_nested_recheck_once>;
+// The variants that must pass every check, and those some checker must reject.
+using objpool_good_variants = variant_filter_t<variant_is_sound, objpool_all_variants>;
+using objpool_bad_variants = variant_filter_t<variant_is_known_bad, objpool_all_variants>;
 
-static_assert(objpool_good_variants::all_known_bad(false), "a good variant is marked known bad");
-static_assert(objpool_bad_variants::all_known_bad(true), "a mutant is not marked known bad");
-static_assert(objpool_all_variants::size ==
-                  objpool_good_variants::size + objpool_bad_variants::size,
-              "objpool_all_variants must list every variant once");
+static_assert(variant_names_distinct(objpool_all_variants{}), "two objpool variants share a name");
 
 template <class F>
 void for_each_objpool_variant(F&& f) {
     objpool_all_variants::for_each(static_cast<F&&>(f));
 }
-
-namespace detail {
-constexpr bool objpool_same_name(const char* a, const char* b) {
-    while (*a != '\0' && *a == *b) ++a, ++b;
-    return *a == *b;
-}
-template <class... Vs>
-constexpr bool objpool_names_distinct(objpool_variant_list<Vs...>) {
-    const char* names[] = {Vs::name...};
-    for (std::size_t i = 0; i < sizeof...(Vs); ++i)
-        for (std::size_t j = i + 1; j < sizeof...(Vs); ++j)
-            if (objpool_same_name(names[i], names[j])) return false;
-    return true;
-}
-static_assert(objpool_names_distinct(objpool_all_variants{}), "two variants share a name");
-}  // namespace detail
 
 // Pool limits, as in the kernel.
 inline constexpr int objpool_nr_object_max = 1 << 24;
@@ -567,23 +613,80 @@ private:
         // Relaxed: only this CPU writes tail, so we read our own latest value (an NMI push that
         // moves it in between only makes the cas below fail and refresh it).
         std::uint32_t tail = Env::read_once(s.tail);
-        do {
-            // Relaxed: head feeds only the diagnostic below, never a decision.
+        if constexpr (!Variant::push_warn_reserved) {
+            do {
+                // Relaxed: head feeds only the diagnostic below, never a decision.
+                const std::uint32_t head = Env::read_once(s.head);
+                // Invariant relied on: tail - head <= nr_objs, else some object is in the pool
+                // twice. With NMIs this tail may be stale: an NMI push since our read of it,
+                // and a pop on another CPU since then, can put head past it (F4: the warning
+                // fires, and the kernel's WARN_ON_ONCE with it, in a sound pool).
+                Env::warn_once(tail - head > static_cast<std::uint32_t>(nr_objs_),
+                               "objpool: push finds tail - head > nr_objs");
+            } while (!reserve(s.tail, tail));
+        } else {
+            while (!reserve(s.tail, tail)) {
+            }
+            // Relaxed: head feeds only the diagnostic, never a decision.
             const std::uint32_t head = Env::read_once(s.head);
-            // Invariant relied on: tail - head <= nr_objs, else some object is in the pool twice.
-            Env::warn_once(tail - head > static_cast<std::uint32_t>(nr_objs_),
+            // Invariant relied on (fix-nested-push): with `tail` reserved and not yet committed,
+            // head <= last <= tail, and our object is in no slot, so 0 < tail + 1 - head <=
+            // nr_objs, whatever NMIs did before. Else some object is in the pool twice, or head
+            // overran `last`.
+            Env::warn_once(tail + 1 - head > static_cast<std::uint32_t>(nr_objs_),
                            "objpool: push finds tail - head > nr_objs");
-        } while (!reserve(s.tail, tail));
+        }
         // Sequence `tail` is ours: [last, tail + 1) is non-empty until the commit below.
         if constexpr (Variant::push_commit_first) {
-            commit(s.last, tail + 1);
+            static_assert(Variant::push_commit == objpool_commit::reservation, "one commit knob");
+            publish(s.last, tail + 1);
             Env::write_once(entries(s)[tail & s.mask], obj);  // the mutant: already published
         } else {
             // Relaxed: published by the commit of `last` below.
             Env::write_once(entries(s)[tail & s.mask], obj);
-            commit(s.last, tail + 1);
+            commit(s, tail);
         }
         return 0;
+    }
+
+    // Publishes sequence `seq`, reserved and written by this push, and whatever else is due.
+    static void commit(slot& s, std::uint32_t seq) {
+        if constexpr (Variant::push_commit == objpool_commit::reservation) {
+            // The kernel: correct only if pushes on this CPU commit in reservation order.
+            publish(s.last, seq + 1);
+            return;
+        }
+        // fix-nested-push. Pushes on one CPU only nest (an NMI runs to completion before the code
+        // it interrupted resumes), so the pushes in flight on this CPU form a stack.
+        // Invariant (per slot): every sequence in [last, tail) is either reserved by a push still
+        // in flight on this CPU (its entry may be unwritten) or written by a nested push that
+        // returned without committing; if [last, tail) is non-empty, sequence `last` belongs to
+        // the outermost push in flight; `last` never decreases.
+        if constexpr (Variant::push_commit != objpool_commit::every_push) {
+            // Relaxed: only this CPU writes `last`, so this is its newest value (a nested push
+            // that ran since then has returned). last != seq means an interrupted push below us
+            // holds an older sequence, possibly unwritten: we must not publish past it. It
+            // publishes ours when it commits, since it reads tail after we return.
+            if (Env::read_once(s.last) != seq) return;
+        }
+        // We are the outermost push in flight on this CPU: every sequence below seq is
+        // published, and every one in (seq, tail) was written by a push that nested inside us
+        // and returned. Publish up to seq + 1 first, then up to tail until it stops moving.
+        std::uint32_t upto = seq + 1;
+        for (unsigned stores = 1;; ++stores) {
+            publish(s.last, upto);
+            if constexpr (Variant::push_commit == objpool_commit::outermost_once) return;
+            if constexpr (Variant::push_commit == objpool_commit::outermost_recheck_once) {
+                if (stores == 2) return;  // the mutant: no re-read after its second store
+            }
+            // Relaxed: only this CPU writes tail. An NMI push that reserved after our read of
+            // tail (or of seq) saw last != its sequence and left its entry for us to publish. An
+            // NMI that came after the store above found last == its sequence and committed
+            // itself, up to the tail we now read: storing that value again keeps `last` monotonic.
+            const std::uint32_t now = Env::read_once(s.tail);
+            if (now == upto) return;
+            upto = now;
+        }
     }
 
     static bool reserve(seq_atomic& tail_seq, std::uint32_t& tail) {
@@ -597,7 +700,7 @@ private:
             return Env::try_cmpxchg_acquire(tail_seq, tail, tail + 1);
     }
 
-    static void commit(seq_atomic& last, std::uint32_t seq) {
+    static void publish(seq_atomic& last, std::uint32_t seq) {
         if constexpr (Variant::push_commit_release)
             // Release: publishes the entry written above, and the object's contents written by
             // its holder before push, to a popper reading `last` (pairs with the acquire of

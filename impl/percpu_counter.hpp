@@ -23,6 +23,7 @@
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
+#include "impl/variant_list.hpp"
 
 namespace kverify {
 
@@ -55,6 +56,24 @@ enum class pcc_exposure {
     smp,         // two CPUs inside the counter at once
 };
 
+// How limited_add's lockless shortcut is kept from racing with a precise sum on another CPU.
+enum class pcc_limited_sync {
+    // v6.7: none. The shortcut trusts an unlocked read of `count`, and the precise step trusts
+    // the deltas it reads: both can decide on states from before the other's update.
+    none,
+    // Our repair (proofs/percpu_counter.md): a sequence count `limited_seq`, written under the
+    // lock. The precise step makes it odd, then smp_mb, then reads the deltas, and makes it even
+    // again (release) after its fold. The shortcut reads it (acquire) before `count`, adds to its
+    // delta, smp_mb, and re-reads it: if it changed (or was odd), it takes the add back and
+    // decides under the lock. With both barriers, either the precise step sees the shortcut's
+    // add, or the shortcut sees the precise step (store buffering is forbidden).
+    seqcount,
+    // The repair with the precise step leaving the count alone: the shortcut never notices it.
+    seqcount_no_bump,
+    // The repair without the two smp_mb: the store buffering outcome is allowed again.
+    seqcount_no_mb,
+};
+
 namespace detail {
 
 constexpr std::int64_t pcc_abs(std::int64_t v) noexcept { return v < 0 ? -v : v; }
@@ -73,6 +92,10 @@ struct pcc_variant_base {
     static constexpr bool fold_takes_lock = true;     // slow path folds under the spinlock
     static constexpr bool fold_adds_amount = true;    // the fold carries `amount` into count
     static constexpr bool sum_includes_dying = true;  // sum() covers online | dying CPUs (v6.3)
+    // limited_add (v6.7 unless a variant says otherwise)
+    static constexpr pcc_limited_sync limited_sync = pcc_limited_sync::none;
+    // `unknown` = batch x (online | dying CPUs), the CPUs sum() counts (v6.7: online only)
+    static constexpr bool limited_counts_dying = false;
 
     // The fold decision of every form: would this CPU's delta reach the batch?
     static constexpr bool must_fold(std::int64_t local_plus_amount, std::int32_t batch) noexcept {
@@ -213,28 +236,65 @@ struct pcc_mut_sum_skips_dying : pcc_local_cas {
     static constexpr bool sum_includes_dying = false;
 };
 
+// ----- limited_add: our repair and its twins -----
+
+// Not a kernel version: our repair of limited_add's two overshoots (proofs/percpu_counter.md),
+// otherwise local-cas. `unknown` covers the dying CPUs, whose deltas the precise sum counts, and
+// a sequence count keeps the lockless shortcut from racing with a precise step on another CPU.
+// Cost on the shortcut: an acquire load and a re-load of the sequence count and one smp_mb.
+struct pcc_fix_limited_add : pcc_local_cas {
+    static constexpr const char* name = "fix-limited-add";
+    static constexpr pcc_limited_sync limited_sync = pcc_limited_sync::seqcount;
+    static constexpr bool limited_counts_dying = true;
+};
+
+// Kept to prove the checker finds why fix-limited-add counts the dying CPUs in `unknown`:
+// without it, an add between a CPU going offline and cpu_dead() crosses the limit by up to that
+// CPU's delta, with no concurrency at all; never for use.
+struct pcc_mut_limited_online_only : pcc_fix_limited_add {
+    static constexpr const char* name = "mut-limited-online-only";
+    static constexpr bool known_bad = true;
+    static constexpr pcc_exposure exposure = pcc_exposure::sequential;
+    static constexpr const char* bug = "limit: unknown leaves out a dying CPU's delta";
+    static constexpr bool limited_counts_dying = false;
+};
+
+// Kept to prove the checker finds why the precise step of fix-limited-add bumps the sequence
+// count: without it the shortcut's re-check never fires, and the v6.7 race is back; never for
+// use.
+struct pcc_mut_limited_no_bump : pcc_fix_limited_add {
+    static constexpr const char* name = "mut-limited-no-bump";
+    static constexpr bool known_bad = true;
+    static constexpr pcc_exposure exposure = pcc_exposure::smp;
+    static constexpr const char* bug = "limit: a precise step unseen by a racing shortcut";
+    static constexpr pcc_limited_sync limited_sync = pcc_limited_sync::seqcount_no_bump;
+};
+
+// Kept to prove the checker finds why fix-limited-add needs its two smp_mb: without them the
+// shortcut may read the old sequence count while the precise step reads the old delta (store
+// buffering), which no interleaving shows; never for use.
+struct pcc_mut_limited_no_mb : pcc_fix_limited_add {
+    static constexpr const char* name = "mut-limited-no-mb";
+    static constexpr bool known_bad = true;
+    static constexpr pcc_exposure exposure = pcc_exposure::smp;
+    static constexpr const char* bug = "limit: store buffering between shortcut and precise step";
+    static constexpr pcc_limited_sync limited_sync = pcc_limited_sync::seqcount_no_mb;
+};
+
 // ----- variant lists, for tests and checkers that iterate them -----
 
 template <class T>
-struct pcc_tag {
-    using type = T;
-};
-
+using pcc_tag = variant_tag<T>;
 template <class... Vs>
-struct pcc_variant_list {
-    static constexpr std::size_t size = sizeof...(Vs);
-    // Calls f(pcc_tag<V>{}) for each variant V, in list order.
-    template <class F>
-    static void for_each(F&& f) {
-        (f(pcc_tag<Vs>{}), ...);
-    }
-};
+using pcc_variant_list = variant_list<Vs...>;
 
+// Every variant, each named once.
 using pcc_all_variants =
     pcc_variant_list<pcc_preempt_only, pcc_irqsave, pcc_local_cas, pcc_rfc,
                      pcc_local_cas_preempt_off, pcc_mut_misplaced_paren, pcc_mut_stale_local,
                      pcc_mut_unlocked_fold, pcc_mut_write_back, pcc_mut_fold_drops_amount,
-                     pcc_mut_sum_skips_dying>;
+                     pcc_mut_sum_skips_dying, pcc_fix_limited_add, pcc_mut_limited_online_only,
+                     pcc_mut_limited_no_bump, pcc_mut_limited_no_mb>;
 
 template <class List, class F>
 void pcc_for_each_variant(F&& f) {
@@ -242,34 +302,18 @@ void pcc_for_each_variant(F&& f) {
 }
 
 template <class V>
-struct pcc_is_sound : std::bool_constant<!V::known_bad> {};
+using pcc_is_sound = variant_is_sound<V>;
 template <class V>
-struct pcc_is_known_bad : std::bool_constant<V::known_bad> {};
+using pcc_is_known_bad = variant_is_known_bad<V>;
 // Correct in every execution without interrupts, migrations or a second CPU.
 template <class V>
 struct pcc_is_sequentially_correct : std::bool_constant<V::exposure != pcc_exposure::sequential> {};
+// limited_add differs from v6.7 (its add_batch is that of the variant it derives from).
+template <class V>
+struct pcc_changes_limited_add
+    : std::bool_constant<V::limited_sync != pcc_limited_sync::none || V::limited_counts_dying> {};
 
 namespace detail {
-template <bool Keep, class V, class List>
-struct pcc_prepend_if {
-    using type = List;
-};
-template <class V, class... Vs>
-struct pcc_prepend_if<true, V, pcc_variant_list<Vs...>> {
-    using type = pcc_variant_list<V, Vs...>;
-};
-template <template <class> class Pred, class List>
-struct pcc_filter;
-template <template <class> class Pred>
-struct pcc_filter<Pred, pcc_variant_list<>> {
-    using type = pcc_variant_list<>;
-};
-template <template <class> class Pred, class V, class... Vs>
-struct pcc_filter<Pred, pcc_variant_list<V, Vs...>> {
-    using type =
-        typename pcc_prepend_if<Pred<V>::value, V,
-                                typename pcc_filter<Pred, pcc_variant_list<Vs...>>::type>::type;
-};
 template <class... Vs>
 constexpr bool pcc_traits_consistent(pcc_variant_list<Vs...>) {
     return (... && (Vs::known_bad == (Vs::exposure != pcc_exposure::none) &&
@@ -278,13 +322,15 @@ constexpr bool pcc_traits_consistent(pcc_variant_list<Vs...>) {
 }  // namespace detail
 
 template <template <class> class Pred, class List>
-using pcc_filter_t = typename detail::pcc_filter<Pred, List>::type;
+using pcc_filter_t = variant_filter_t<Pred, List>;
 
 using pcc_sound_variants = pcc_filter_t<pcc_is_sound, pcc_all_variants>;
 using pcc_known_bad_variants = pcc_filter_t<pcc_is_known_bad, pcc_all_variants>;
 
 static_assert(detail::pcc_traits_consistent(pcc_all_variants{}),
               "known_bad, exposure and bug must agree for every variant");
+static_assert(variant_names_distinct(pcc_all_variants{}),
+              "two percpu_counter variants share a name");
 
 // ----- the counter -----
 
@@ -444,6 +490,20 @@ private:
         return s;
     }
 
+    // The CPUs whose deltas limited_add's `unknown` covers: online ones (v6.7), or online and
+    // dying ones (fix-limited-add: the CPUs sum() counts; only those can hold a delta).
+    static s64 limited_cpus() {
+        if constexpr (!Variant::limited_counts_dying) {
+            return Env::num_online_cpus();
+        } else {
+            const cpumask online = Env::online_mask();
+            s64 n = 0;
+            for_each_cpu(Env::possible_mask(),
+                         [&](unsigned cpu) { n += online.test(cpu) || Env::cpu_dying(cpu); });
+            return n;
+        }
+    }
+
     // preempt-only and irqsave: read the delta, decide, then either fold or add.
     void add_batch_decide_then_add(s64 amount, s32 batch) {
         constexpr bool irqs_off = Variant::form == pcc_form::irqsave;
@@ -518,6 +578,14 @@ private:
     typename Env::template atomic<s64> count_{0};
     typename Env::template percpu<s32> counters_;
     typename Env::template atomic<s32> batch_{pcc_min_default_batch};
+    // fix-limited-add's sequence count: odd while a precise step of limited_add reads the
+    // deltas, written only with the lock held. Absent (an empty member) in the other variants.
+    struct no_seq {
+        explicit constexpr no_seq(std::uint32_t) noexcept {}
+    };
+    static constexpr bool has_limited_seq = Variant::limited_sync != pcc_limited_sync::none;
+    std::conditional_t<has_limited_seq, typename Env::template atomic<std::uint32_t>, no_seq>
+        limited_seq_{0};
 };
 
 // v6.7 (with the negative-amount extension merged in the same release). Three steps:
@@ -539,23 +607,57 @@ private:
 //    much, even sequentially, between a CPU going offline and cpu_dead().
 // A fast-path add may leave |local| == batch (the test is <=, not <): add_batch's strict bound
 // does not hold after limited_add, and `unknown` is written to cover |local| <= batch.
+//
+// fix-limited-add closes both (proofs/percpu_counter.md): `unknown` counts online | dying CPUs,
+// and the shortcut re-checks `limited_seq_` after its add, so that it never overlaps a precise
+// step unseen. Step 2 needs no such guard: it assumes the worst for every delta, including one a
+// shortcut is changing, as long as every |delta| <= batch.
 template <class Env, class Variant>
 bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch) {
     if (amount == 0) return true;
+    constexpr pcc_limited_sync sync = Variant::limited_sync;
+    constexpr bool with_mb = sync != pcc_limited_sync::seqcount_no_mb;
 
     const typename Env::irq_flags flags = Env::local_irq_save();
-    const s64 unknown = static_cast<s64>(batch) * Env::num_online_cpus();
+    const s64 unknown = static_cast<s64>(batch) * limited_cpus();
     s64 count = Env::this_cpu_read_nocheck(counters_);  // irqs off: stable on this CPU
+    const auto within = [&](s64 global) {
+        return (amount > 0 && global + unknown <= limit) ||
+               (amount < 0 && global - unknown >= limit);
+    };
 
-    // Step 1. The unlocked read of count is relaxed and pairs with nothing: nothing orders it
-    // against a fold on another CPU, which is the first overshoot above.
+    // Step 1.
     if (detail::pcc_abs(count + amount) <= batch) {
-        const s64 global = Env::read_once(count_);
-        if ((amount > 0 && global + unknown <= limit) ||
-            (amount < 0 && global - unknown >= limit)) {
-            Env::this_cpu_add(counters_, static_cast<s32>(amount));  // |amount| <= 2 x batch
-            Env::local_irq_restore(flags);
-            return true;
+        if constexpr (sync == pcc_limited_sync::none) {
+            // The unlocked read of count is relaxed and pairs with nothing: nothing orders it
+            // against a fold on another CPU, which is the first overshoot above.
+            if (within(Env::read_once(count_))) {
+                Env::this_cpu_add(counters_, static_cast<s32>(amount));  // |amount| <= 2 x batch
+                Env::local_irq_restore(flags);
+                return true;
+            }
+        } else {
+            // Acquire: pairs with the release that ends a precise step, so the count read below
+            // is at least the one that step wrote. Odd: a precise step is reading the deltas.
+            const std::uint32_t seq = Env::load_acquire(limited_seq_);
+            // Relaxed: any count at least as new as seq's is fine to decide from; a fold by
+            // step 2 since then is covered by `unknown` (it assumed the worst of our delta).
+            if ((seq & 1u) == 0 && within(Env::read_once(count_))) {
+                Env::this_cpu_add(counters_, static_cast<s32>(amount));  // |amount| <= 2 x batch
+                // Full barrier: orders our add before the re-read of seq; pairs with the smp_mb
+                // after a precise step makes seq odd. Either that step reads our add, or we read
+                // its odd (or later) seq: both reading the old value is store buffering, which
+                // two full barriers forbid.
+                if constexpr (with_mb) Env::smp_mb();
+                // Relaxed: the barrier above does the ordering.
+                if (Env::read_once(limited_seq_) == seq) {
+                    Env::local_irq_restore(flags);
+                    return true;
+                }
+                // A precise step overlapped us and may have decided without our add: take it
+                // back (no one else writes this delta) and decide under the lock instead.
+                Env::this_cpu_sub(counters_, static_cast<s32>(amount));
+            }
         }
     }
 
@@ -570,7 +672,18 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
         verdict = count + unknown < limit ? -1 : count - unknown >= limit ? 1 : 0;
 
     // Step 3.
+    [[maybe_unused]] std::uint32_t seq = 0;
     if (verdict == 0) {
+        if constexpr (sync == pcc_limited_sync::seqcount ||
+                      sync == pcc_limited_sync::seqcount_no_mb) {
+            // Relaxed: the lock makes us the only writer. Odd: shortcuts that start now go to
+            // the lock; those under way notice the change when they re-check.
+            seq = Env::read_once(limited_seq_) + 1;
+            Env::write_once(limited_seq_, seq);
+            // Full barrier: orders the odd seq before our reads of the deltas; pairs with the
+            // smp_mb in the shortcut between its add and its re-check.
+            if constexpr (with_mb) Env::smp_mb();
+        }
         count += locals_sum_locked();
         verdict = (amount > 0 ? count <= limit : count >= limit) ? 1 : -1;
     }
@@ -580,6 +693,11 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
         add_to_count_locked(s64{local} + amount);
         Env::this_cpu_sub_nocheck(counters_, local);
         // Invariant: this CPU's delta is 0 here.
+    }
+    if constexpr (sync == pcc_limited_sync::seqcount || sync == pcc_limited_sync::seqcount_no_mb) {
+        // Release: the count of our fold is visible to a shortcut that reads this even seq
+        // (pairs with its acquire).
+        if ((seq & 1u) != 0) Env::store_release(limited_seq_, seq + 1);
     }
     Env::spin_unlock(lock_);
     Env::local_irq_restore(flags);

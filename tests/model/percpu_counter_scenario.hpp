@@ -11,7 +11,8 @@
 // - 0-or-1 counting: each sum() lies between the adds that happen before it (its own task's, its
 //   IRQs', and those of tasks it waited for) and all adds started before it returned, with each
 //   add counted at most once;
-// - limit: right after a limited_add succeeds, the total of all successful adds so far;
+// - limit: right after a limited_add succeeds, the total of all successful adds so far (and,
+//   where the configuration says every order fits, that no limited_add is refused);
 // - at quiescence: exact sum, s32 wrap, compare() against sum(), read() error and deltas.
 // The locals cannot be peeked (model_env has no peek for per-CPU values), so there is no
 // per-step invariant() here; see proofs/percpu_counter.md for why the probes see every value
@@ -81,6 +82,9 @@ struct params {
     bound delta_bound = bound::strict;
     bool probe = true;  // check delta_bound after each add (else only at quiescence)
     bool check_compare = true;
+    // Every limited_add of the configuration fits in every order, so each must succeed; a
+    // refusal is reported as limit-refused (a repair must not buy the limit with false refusals).
+    bool limited_all_fit = false;
 };
 
 inline const char* bound_name(bound b) {
@@ -225,6 +229,9 @@ private:
                 end_add(r, ok);
                 probe(o);
                 if (ok) check_limit(o);
+                expect(ok || !p.limited_all_fit, "limit-refused",
+                       "limited_add(limit %lld, %lld) refused, although every order fits",
+                       ll(o.limit), ll(o.amount));
                 break;
             }
             case op_kind::sum: {

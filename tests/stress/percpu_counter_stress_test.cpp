@@ -427,7 +427,10 @@ TEST(PercpuCounterStress, KnownBadVariantDetectionRates) {
     constexpr int kRuns = 3;
     pcc_known_bad_variants::for_each([&](auto tag) {
         using V = typename decltype(tag)::type;
-        if constexpr (V::exposure == pcc_exposure::interrupt || V::exposure == pcc_exposure::smp) {
+        // The add_batch workload cannot show a limited_add bug: those have their own tests.
+        if constexpr (!pcc_changes_limited_add<V>::value &&
+                      (V::exposure == pcc_exposure::interrupt ||
+                       V::exposure == pcc_exposure::smp)) {
             int runs_caught = 0;
             u64 irq_adds = 0;
             for (int i = 0; i < kRuns; ++i) {
@@ -465,10 +468,15 @@ void backoff(unsigned& spins) {
 // times (the deterministic interleaving is in tests/unit). Each round: CPU 0 adds 10 (shortcut:
 // 0 + 2 x 32 <= 1000), CPU 1 adds 995 (precise sum). Both succeeding is the upstream overshoot.
 // Always true, so asserted: the sum is exact, and the overshoot never exceeds CPU 0's amount.
-TEST(PercpuCounterStress, LimitedAddShortcutOvershootRate) {
+struct limited_race_stats {
+    u64 rounds = 0, overshoots = 0, inexact = 0, over_bound = 0, cpu0_added = 0, cpu1_added = 0;
+};
+
+template <class V>
+limited_race_stats limited_add_race_rounds() {
     constexpr s64 kLimit = 1000, kSmall = 10, kBig = 995;
     E::configure(cpumask::first_n(2));
-    auto c = std::make_unique<percpu_counter<E>>();
+    auto c = std::make_unique<percpu_counter<E, V>>();
     c->init(0);
     std::atomic<u64> go{0}, b_done{0};
     std::atomic<bool> b_added{false}, stop{false};
@@ -489,38 +497,74 @@ TEST(PercpuCounterStress, LimitedAddShortcutOvershootRate) {
             b_done.store(seen, std::memory_order_release);  // pairs with CPU 0's acquire wait
         }
     });
-    u64 rounds = 0, overshoots = 0, inexact = 0, over_bound = 0;
+    limited_race_stats st;
     {
         E::cpu_scope scope(0);
         xorshift rng{0xa11ce};
         const auto deadline = std::chrono::steady_clock::now() + milliseconds(1000);
-        while (std::chrono::steady_clock::now() < deadline && rounds < 200000) {
+        while (std::chrono::steady_clock::now() < deadline && st.rounds < 200000) {
             c->set(0);  // quiescent: CPU 1 waits for the next round
-            go.store(++rounds, std::memory_order_release);  // pairs with CPU 1's acquire wait
+            go.store(++st.rounds, std::memory_order_release);  // pairs with CPU 1's acquire wait
             for (u64 k = rng.next() % 96; k > 0; --k) E::cpu_relax();
             const bool a_added = c->limited_add(kLimit, kSmall, kBatch);
-            for (unsigned spins = 0; b_done.load(std::memory_order_acquire) != rounds;)
+            for (unsigned spins = 0; b_done.load(std::memory_order_acquire) != st.rounds;)
                 backoff(spins);
-            const s64 s = c->sum();
-            const s64 applied = (a_added ? kSmall : 0) + (b_added.load() ? kBig : 0);
-            inexact += s != applied;
-            over_bound += s > kLimit + kSmall;
-            overshoots += s > kLimit;
+            const bool bb = b_added.load();
+            const s64 sum = c->sum();
+            const s64 applied = (a_added ? kSmall : 0) + (bb ? kBig : 0);
+            st.inexact += sum != applied;
+            st.over_bound += sum > kLimit + kSmall;
+            st.overshoots += sum > kLimit;
+            st.cpu0_added += a_added;
+            st.cpu1_added += bb;
         }
     }
     stop.store(true);
     b.join();
     E::configure(cpumask::first_n(4));
-    EXPECT_GT(rounds, 0u);
-    EXPECT_EQ(inexact, 0u) << "limited_add lost or invented an amount";
-    EXPECT_EQ(over_bound, 0u) << "overshoot larger than the shortcut's amount";
-    RecordProperty("rounds", std::to_string(rounds));
-    RecordProperty("overshoots", std::to_string(overshoots));
+    return st;
+}
+
+void report_limited_race(const char* what, const limited_race_stats& st) {
     std::printf(
-        "[ limited_add v6.7 ] total crossed the limit in %llu of %llu racing rounds "
-        "(%.3f%%)\n",
-        static_cast<unsigned long long>(overshoots), static_cast<unsigned long long>(rounds),
-        rounds ? 100.0 * static_cast<double>(overshoots) / static_cast<double>(rounds) : 0.0);
+        "[ %s ] total crossed the limit in %llu of %llu racing rounds (%.3f%%); "
+        "CPU 0's +10 accepted %llu times, CPU 1's +995 %llu times\n",
+        what, static_cast<unsigned long long>(st.overshoots),
+        static_cast<unsigned long long>(st.rounds),
+        st.rounds ? 100.0 * static_cast<double>(st.overshoots) / static_cast<double>(st.rounds)
+                  : 0.0,
+        static_cast<unsigned long long>(st.cpu0_added),
+        static_cast<unsigned long long>(st.cpu1_added));
+}
+
+TEST(PercpuCounterStress, LimitedAddShortcutOvershootRate) {
+    const limited_race_stats st = limited_add_race_rounds<pcc_local_cas>();
+    EXPECT_GT(st.rounds, 0u);
+    EXPECT_EQ(st.inexact, 0u) << "limited_add lost or invented an amount";
+    EXPECT_EQ(st.over_bound, 0u) << "overshoot larger than the shortcut's amount";
+    RecordProperty("rounds", std::to_string(st.rounds));
+    RecordProperty("overshoots", std::to_string(st.overshoots));
+    report_limited_race("limited_add v6.7", st);
+}
+
+// fix-limited-add in the same race never crosses the limit (asserted: the model checks it
+// exhaustively in smp-race) and never loses or invents an amount (its shortcut may take its add
+// back). How often the two calls really overlapped depends on the machine's load, so the
+// acceptances of each side are reported, not asserted; so are the twins' overshoot rates (the
+// one without the barriers needs x86 store buffering inside a window of a few instructions).
+TEST(PercpuCounterStress, LimitedAddFixNeverOvershootsInTheRace) {
+    const limited_race_stats st = limited_add_race_rounds<pcc_fix_limited_add>();
+    EXPECT_GT(st.rounds, 0u);
+    EXPECT_EQ(st.inexact, 0u) << "limited_add lost or invented an amount (the undo path?)";
+    EXPECT_EQ(st.overshoots, 0u) << "fix-limited-add crossed the limit";
+    RecordProperty("rounds", std::to_string(st.rounds));
+    report_limited_race("fix-limited-add", st);
+    const limited_race_stats bump = limited_add_race_rounds<pcc_mut_limited_no_bump>();
+    EXPECT_EQ(bump.inexact, 0u);
+    report_limited_race("mut-limited-no-bump", bump);
+    const limited_race_stats mb = limited_add_race_rounds<pcc_mut_limited_no_mb>();
+    EXPECT_EQ(mb.inexact, 0u);
+    report_limited_race("mut-limited-no-mb", mb);
 }
 
 }  // namespace

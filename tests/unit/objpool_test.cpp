@@ -26,12 +26,16 @@ namespace {
 // read of an entry (the only void* atomics of objpool). Signals sent to the own thread are
 // delivered before pthread_kill returns, so the interrupt lands exactly there.
 struct test_env : real_env {
-    enum class hook_point { none, entry_write, entry_read };
+    // entry_write / entry_read: the next access to an entry; seq_read: the next read_once of a
+    // sequence number (head, tail, last) after `seq_reads_to_skip` others; reserve: the next
+    // cas on tail; after_commit: right after the next release store of `last`.
+    enum class hook_point { none, entry_write, entry_read, seq_read, reserve, after_commit };
 
     static inline long live_allocs = 0;   // kmalloc'd and not yet kfree'd
     static inline long total_allocs = 0;  // successful kmallocs
     static inline hook_point armed = hook_point::none;
     static inline void (*hook)() = nullptr;
+    static inline int seq_reads_to_skip = 0;
 
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) noexcept {
         void* p = real_env::kmalloc(bytes, loc);
@@ -50,16 +54,36 @@ struct test_env : real_env {
     template <class T>
     static T read_once(const atomic<T>& a, src_loc loc = {}) noexcept {
         if constexpr (std::is_pointer<T>::value) fire(hook_point::entry_read);
+        if constexpr (std::is_same<T, std::uint32_t>::value) {
+            if (armed == hook_point::seq_read && seq_reads_to_skip-- == 0) fire(armed);
+        }
         return real_env::read_once(a, loc);
     }
-    static void arm(hook_point where, void (*fn)()) noexcept {
+    template <class T>
+    static bool try_cmpxchg_acquire(atomic<T>& a, T& old, T nv, src_loc loc = {}) noexcept {
+        fire(hook_point::reserve);  // push's reservation is its only acquire cas
+        return real_env::try_cmpxchg_acquire(a, old, nv, loc);
+    }
+    template <class T>
+    static bool try_cmpxchg_local(atomic<T>& a, T& old, T nv, src_loc loc = {}) noexcept {
+        fire(hook_point::reserve);  // local-cas: the reservation
+        return real_env::try_cmpxchg_local(a, old, nv, loc);
+    }
+    template <class T>
+    static void store_release(atomic<T>& a, T v, src_loc loc = {}) noexcept {
+        real_env::store_release(a, v, loc);
+        if constexpr (std::is_same<T, std::uint32_t>::value) fire(hook_point::after_commit);
+    }
+    static void arm(hook_point where, void (*fn)(), int skip_seq_reads = 0) noexcept {
         hook = fn;
+        seq_reads_to_skip = skip_seq_reads;
         armed = where;
     }
     static void reset() noexcept {
         live_allocs = total_allocs = 0;
         armed = hook_point::none;
         hook = nullptr;
+        seq_reads_to_skip = 0;
     }
 
 private:
@@ -112,9 +136,8 @@ struct name_of_variant {
 // Every variant that must be correct, plus v6.7-rc1: its bug needs the weak model, so a single
 // thread must see the full contract from it too.
 using sequential_variants =
-    ::testing::Types<objpool_v6_7, objpool_v6_10, objpool_v6_15, objpool_local_cas,
-                     objpool_fix_acquire_last, objpool_v6_7_rc1>;
-static_assert(objpool_good_variants::size == 5, "add new good variants to sequential_variants");
+    variant_concat_t<objpool_good_variants,
+                     objpool_variant_list<objpool_v6_7_rc1>>::apply<::testing::Types>;
 
 template <class V>
 class ObjpoolContract : public ::testing::Test {
@@ -686,9 +709,19 @@ nested_push_result run_nested_push(void (*raise)(), bool as_nmi, objpool<E, V>& 
     return {o0, o1, ctx.popped, ctx.runs, {s.head, s.tail, s.last}};
 }
 
+// The good variants that keep the kernel's commit (every kernel version, fix-acquire-last):
+// the ones F2 and F4 apply to. fix-nested-push has tests of its own below.
+template <class V>
+struct keeps_kernel_commit
+    : std::bool_constant<V::push_commit == objpool_commit::reservation && !V::push_warn_reserved> {
+};
+using kernel_commit_variants = variant_filter_t<keeps_kernel_commit, objpool_good_variants>;
+static_assert(kernel_commit_variants::size + 1 == objpool_good_variants::size,
+              "only fix-nested-push changes the commit");
+
 template <class V>
 class ObjpoolFinding : public ::testing::Test {};
-TYPED_TEST_SUITE(ObjpoolFinding, objpool_good_variants::apply<::testing::Types>, name_of_variant);
+TYPED_TEST_SUITE(ObjpoolFinding, kernel_commit_variants::apply<::testing::Types>, name_of_variant);
 
 // FINDING (every kernel version, and our fix-acquire-last): push commits with
 // store_release(last, tail + 1), which assumes pushes on one CPU complete in reservation order.
@@ -743,6 +776,187 @@ TYPED_TEST(ObjpoolFinding, IrqInsidePushIsDeferredSoNothingBreaks) {
     p.push(r.o1);
     p.fini();
     EXPECT_EQ(E::live_allocs, 0);
+}
+
+// FINDING F4 (every kernel version): push reads tail once before its reservation loop and
+// checks tail - head > nr_objs against each head it reads. An NMI push between the read of tail
+// and the read of head, then a pop on another CPU, put head past that stale tail: the unsigned
+// difference wraps and the warning fires in a sound pool (a panic under panic_on_warn). Here:
+// CPU 0 pops o0 and pushes it back; at push's read of head an NMI on CPU 0 pops o1 from CPU 1's
+// slot and pushes it into CPU 0's, and then CPU 1 pops it from there.
+template <class V>
+struct f4_ctx {
+    static inline objpool<E, V>* pool = nullptr;
+    static inline void* remote_popped = nullptr;
+    static void nmi(unsigned, void*) {
+        void* o = pool->pop();
+        if (o != nullptr) pool->push(o);
+    }
+    static void nmi_then_remote_pop() {
+        E::raise_nmi(0);  // delivered to this thread before raise_nmi returns
+        std::thread cpu1([] {
+            E::cpu_scope c(1);
+            remote_popped = pool->pop();
+        });
+        cpu1.join();
+    }
+};
+
+template <class V>
+std::uint64_t warnings_with_nmi_push_at(E::hook_point where, int skip_seq_reads,
+                                        void** remote_popped) {
+    using ctx = f4_ctx<V>;
+    E::reset_stats();
+    objpool<E, V> p;
+    EXPECT_EQ(p.init(2, 8, nullptr, nullptr, nullptr), 0);
+    ctx::pool = &p;
+    ctx::remote_popped = nullptr;
+    E::set_nmi_handler(0, ctx::nmi, nullptr);
+    void* o0 = p.pop();
+    EXPECT_EQ(o0, p.object_at(0, 0));
+    E::arm(where, ctx::nmi_then_remote_pop, skip_seq_reads);
+    p.push(o0);
+    EXPECT_EQ(E::armed, E::hook_point::none) << "the NMI was not raised inside the push";
+    E::set_nmi_handler(0, nullptr, nullptr);
+    *remote_popped = ctx::remote_popped;
+    const std::uint64_t warnings = E::stats().warnings;
+    // Every object is accounted for: one held by the test (if CPU 1 got it), the rest pooled.
+    int pooled = 0;
+    while (void* o = p.pop()) {
+        EXPECT_NE(o, *remote_popped);
+        ++pooled;
+    }
+    EXPECT_EQ(pooled + (*remote_popped != nullptr ? 1 : 0), 2) << "an object was lost";
+    p.free();
+    E::reset_stats();
+    return warnings;
+}
+
+TYPED_TEST(ObjpoolFinding, NmiPushBeforeTheHeadReadFiresTheWarning) {
+    handlers_scope h;
+    E::reset();
+    machine_scope m(cpumask(0b11));
+    E::cpu_scope cpu(0);
+    void* remote = nullptr;
+    // Sequence reads in push: tail, then head (the hook fires just before reading head).
+    EXPECT_EQ(warnings_with_nmi_push_at<TypeParam>(E::hook_point::seq_read, 1, &remote), 1u)
+        << "expected the spurious warning";
+    EXPECT_NE(remote, nullptr) << "CPU 1 should have popped the NMI's object from CPU 0's slot";
+}
+
+// ----- fix-nested-push: our repair of F2 and F4, and its known-bad twins -----
+
+// One CPU (this thread), handlers and hooks reset at the end.
+class ObjpoolNestedPush : public ::testing::Test {
+protected:
+    ObjpoolNestedPush() {
+        E::reset();
+        E::reset_stats();
+    }
+    handlers_scope handlers_;
+    machine_scope machine_{cpumask(0b1)};
+    E::cpu_scope cpu_{0};
+};
+
+// The F2 scenario of run_nested_push: the NMI lands before the outer push writes its entry.
+// The NMI's push finds an older open reservation (last != its sequence) and does not commit;
+// the outer push, the oldest, publishes both entries.
+TEST_F(ObjpoolNestedPush, RepairPublishesANestedPushWithTheOuterOne) {
+    objpool<E, objpool_fix_nested_push> p;
+    ASSERT_EQ(p.init(2, 8, nullptr, nullptr, nullptr), 0);
+    const auto r = run_nested_push(nmi_on_cpu0, true, p);
+    ASSERT_EQ(r.interrupt_runs, 1) << "the NMI did not land inside the push";
+    EXPECT_EQ(r.interrupt_popped, nullptr) << "nothing was published while the NMI ran";
+    EXPECT_EQ(r.after.head, 2u);
+    EXPECT_EQ(r.after.tail, 4u);
+    EXPECT_EQ(r.after.last, 4u) << "the outer push publishes the NMI's entry too";
+    EXPECT_EQ(p.pop(), r.o1);
+    EXPECT_EQ(p.pop(), r.o0);
+    EXPECT_EQ(p.pop(), nullptr);
+    p.push(r.o0);
+    p.push(r.o1);
+    p.fini();
+    EXPECT_EQ(E::live_allocs, 0);
+    EXPECT_EQ(E::stats().warnings, 0u);
+}
+
+// Twin: without the outermost test, the NMI's commit publishes the outer push's unwritten entry
+// and the NMI pops the stale o0 that the ring still holds there: o0 is out twice.
+TEST_F(ObjpoolNestedPush, NotOutermostTwinPublishesTheUnwrittenEntry) {
+    objpool<E, objpool_mut_nested_not_outermost> bad;
+    ASSERT_EQ(bad.init(2, 8, nullptr, nullptr, nullptr), 0);
+    const auto r = run_nested_push(nmi_on_cpu0, true, bad);
+    ASSERT_EQ(r.interrupt_runs, 1);
+    EXPECT_EQ(r.interrupt_popped, r.o0) << "mutant not caught: the NMI should pop a stale o0";
+    EXPECT_EQ(bad.pop(), r.o0) << "o0 handed out twice";
+    bad.free();
+    E::reset_stats();
+}
+
+// Twin: without the re-read of tail, the outer push publishes only its own entry; the NMI's
+// stays in [last, tail) and o0 is lost.
+TEST_F(ObjpoolNestedPush, NoRecheckTwinLeavesTheNestedEntryUnpublished) {
+    objpool<E, objpool_mut_nested_no_recheck> bad;
+    ASSERT_EQ(bad.init(2, 8, nullptr, nullptr, nullptr), 0);
+    const auto r = run_nested_push(nmi_on_cpu0, true, bad);
+    ASSERT_EQ(r.interrupt_runs, 1);
+    EXPECT_EQ(r.after.last, 3u);
+    EXPECT_EQ(r.after.tail, 4u) << "mutant not caught: the NMI's entry should stay unpublished";
+    EXPECT_EQ(bad.pop(), r.o1);
+    EXPECT_EQ(bad.pop(), nullptr) << "o0 should be lost";
+    bad.free();
+    E::reset_stats();
+}
+
+// An NMI push during the outer push's commit loop, just after it stored `last`: `last` equals
+// the NMI's sequence, so the NMI commits itself; the outer push then finds tail moved and stores
+// the same value again. `last` never moves backwards.
+TEST_F(ObjpoolNestedPush, RepairLetsAnNmiAfterTheOuterCommitCommitItself) {
+    using pool_t = objpool<E, objpool_fix_nested_push>;
+    pool_t p;
+    ASSERT_EQ(p.init(2, 8, nullptr, nullptr, nullptr), 0);
+    nest_ctx<pool_t> ctx;
+    ctx.pool = &p;
+    E::set_nmi_handler(0, nested_handler<pool_t>, &ctx);
+    void* o0 = p.pop();
+    void* o1 = p.pop();
+    ctx.push_obj = o0;
+    E::arm(E::hook_point::after_commit, nmi_on_cpu0);
+    p.push(o1);  // commits last = 3; the NMI pushes o0 (last = 4) and pops o1
+    ASSERT_EQ(ctx.runs, 1);
+    EXPECT_EQ(ctx.popped, o1) << "the outer push had published o1 before the NMI";
+    const auto s = p.slot_state(0);
+    EXPECT_EQ(s.head, 3u);
+    EXPECT_EQ(s.last, 4u);
+    EXPECT_EQ(s.tail, 4u);
+    EXPECT_EQ(p.pop(), o0);
+    EXPECT_EQ(p.pop(), nullptr);
+    p.push(o0);
+    p.push(o1);
+    p.fini();
+    EXPECT_EQ(E::stats().warnings, 0u);
+}
+
+// F4 with the repair: an NMI push and a remote pop just before the reservation, or just after
+// it (before the head read), never fire the warning, and nothing is lost.
+TEST(ObjpoolNestedPushWarning, RepairChecksTheWarningOnlyOnceReserved) {
+    handlers_scope h;
+    E::reset();
+    machine_scope m(cpumask(0b11));
+    E::cpu_scope cpu(0);
+    void* remote = nullptr;
+    EXPECT_EQ(
+        warnings_with_nmi_push_at<objpool_fix_nested_push>(E::hook_point::reserve, 0, &remote), 0u);
+    EXPECT_NE(remote, nullptr) << "the NMI's object should have been published and popped";
+    EXPECT_EQ(
+        warnings_with_nmi_push_at<objpool_fix_nested_push>(E::hook_point::seq_read, 1, &remote),
+        0u);
+    EXPECT_EQ(remote, nullptr) << "the NMI's push nested in the reservation: not yet published";
+    // Its twin keeps the kernel's warning and fires like the kernel versions.
+    EXPECT_EQ(warnings_with_nmi_push_at<objpool_mut_nested_warn_in_loop>(E::hook_point::seq_read, 1,
+                                                                         &remote),
+              1u)
+        << "mutant not caught";
 }
 
 // ----- mutants a single thread with interrupts can catch, each with its good twin -----
@@ -901,8 +1115,8 @@ TEST(ObjpoolVariants, ListsAreCompleteAndNamed) {
     });
     EXPECT_EQ(names.size(), objpool_all_variants::size);
     EXPECT_EQ(bad, static_cast<int>(objpool_bad_variants::size));
-    for (const char* n : {"v6.7-rc1", "v6.7", "v6.10", "v6.15", "local-cas",
-                          "mut-publish-before-entry", "mut-push-remote"})
+    for (const char* n : {"v6.7-rc1", "v6.7", "v6.10", "v6.15", "local-cas", "fix-acquire-last",
+                          "fix-nested-push", "mut-publish-before-entry", "mut-push-remote"})
         EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
 }
 

@@ -477,7 +477,8 @@ TEST(PercpuCounterVariants, TraitsAndNames) {
         if (!V::known_bad) sound.insert(V::name);
     });
     EXPECT_EQ(names.size(), pcc_all_variants::size);
-    EXPECT_EQ(sound, (std::set<std::string>{"irqsave", "local-cas", "local-cas-preempt-off"}));
+    EXPECT_EQ(sound, (std::set<std::string>{"irqsave", "local-cas", "local-cas-preempt-off",
+                                            "fix-limited-add"}));
     EXPECT_EQ(pcc_sound_variants::size + pcc_known_bad_variants::size, pcc_all_variants::size);
     static_assert(std::is_same_v<percpu_counter<E>::variant, pcc_local_cas>, "default variant");
 }
@@ -486,23 +487,42 @@ TEST(PercpuCounterVariants, TraitsAndNames) {
 
 // Sequential, in a hotplug window: `unknown` = batch x online CPUs leaves out a dying CPU whose
 // delta the precise sum still counts, so the lock-held shortcut accepts an add that crosses the
-// limit. Expected to reproduce; if it stops reproducing, the model of v6.7 changed.
-TEST_F(PercpuCounterMutant, LimitedAddOvershootsWhileACpuIsDying) {
-    percpu_counter<E> c;
+// limit. Returns the total after the last add (limit + 1 is the overshoot).
+template <class V>
+s64 limited_add_total_while_a_cpu_is_dying(bool* last_added) {
+    percpu_counter<E, V> c;
     c.init(0);
     const s64 limit = 4 * kBatch;                                           // 128
     on_cpu(3, [&] { EXPECT_TRUE(c.limited_add(limit, kBatch, kBatch)); });  // 0 + 128 <= 128
     EXPECT_EQ(c.local(3), kBatch);
     E::set_cpu_dying(3, true);
-    E::set_cpu_online(3, false);  // unknown is now 3 x 32 = 96
+    E::set_cpu_online(3, false);  // unknown: v6.7 3 x 32 = 96; fix-limited-add still 4 x 32
     for (unsigned cpu = 0; cpu < 3; ++cpu)
-        on_cpu(cpu, [&] { EXPECT_TRUE(c.limited_add(limit, kBatch, kBatch)); });  // 0 + 96 <= 128
+        on_cpu(cpu, [&] { EXPECT_TRUE(c.limited_add(limit, kBatch, kBatch)); });
     EXPECT_EQ(c.sum(), limit) << "at the limit";
+    // CPU 0: |32 + 1| > 32, so the lock; v6.7: count + 1 + 96 <= 128 accepts without the
+    // precise sum. With the dying CPU counted: 1 + 128 > 128, the precise sum refuses.
+    on_cpu(0, [&] { *last_added = c.limited_add(limit, 1, kBatch); });
+    return c.sum();
+}
+
+// Expected to reproduce; if it stops reproducing, the model of v6.7 changed.
+TEST_F(PercpuCounterMutant, LimitedAddOvershootsWhileACpuIsDying) {
     bool added = false;
-    // CPU 0: |32 + 1| > 32, so the lock; count + 1 + 96 <= 128 accepts without the precise sum.
-    on_cpu(0, [&] { added = c.limited_add(limit, 1, kBatch); });
+    EXPECT_EQ(limited_add_total_while_a_cpu_is_dying<pcc_local_cas>(&added), 4 * kBatch + 1)
+        << "expected the upstream overshoot by one";
     EXPECT_TRUE(added);
-    EXPECT_EQ(c.sum(), limit + 1) << "expected the upstream overshoot by one";
+}
+
+// fix-limited-add counts the dying CPU in `unknown`; its twin without that overshoots again.
+TEST_F(PercpuCounterMutant, LimitedAddFixCountsTheDyingCpu) {
+    bool added = true;
+    EXPECT_EQ(limited_add_total_while_a_cpu_is_dying<pcc_fix_limited_add>(&added), 4 * kBatch);
+    EXPECT_FALSE(added) << "the precise sum includes the dying CPU's 32";
+    E::configure(cpumask::first_n(4));
+    EXPECT_EQ(limited_add_total_while_a_cpu_is_dying<pcc_mut_limited_online_only>(&added),
+              4 * kBatch + 1)
+        << "mutant not caught";
 }
 
 // Concurrent: CPU 0's shortcut reads count, then (here, via a hook just before its per-CPU add)
@@ -510,6 +530,7 @@ TEST_F(PercpuCounterMutant, LimitedAddOvershootsWhileACpuIsDying) {
 // count after the read. Both succeed; together they cross the limit.
 struct hooked_env : real_env {
     static inline void (*before_this_cpu_add)() = nullptr;
+    static inline void (*after_smp_mb)() = nullptr;
     template <class T>
     static void this_cpu_add(percpu<T>& p, T v, src_loc loc = {}) noexcept {
         if (void (*hook)() = before_this_cpu_add) {
@@ -518,31 +539,76 @@ struct hooked_env : real_env {
         }
         real_env::this_cpu_add(p, v, loc);
     }
+    static void smp_mb(src_loc loc = {}) noexcept {
+        real_env::smp_mb(loc);
+        if (void (*hook)() = after_smp_mb) {
+            after_smp_mb = nullptr;
+            hook();
+        }
+    }
 };
 
-percpu_counter<hooked_env>* race_counter = nullptr;
-bool race_other_added = false;
-
-TEST_F(PercpuCounterMutant, LimitedAddShortcutRacesWithAFoldOnAnotherCpu) {
+// One race: CPU 0 runs limited_add(1000, 10) (shortcut: 0 + 64 <= 1000); at the hook, CPU 1
+// runs limited_add(1000, 995) to completion (995 - 64 <= 1000 < 995 + 64: the precise sum).
+struct race_result {
+    bool cpu0_added, cpu1_added, hook_ran;
+    s64 sum;
+};
+template <class V>
+race_result limited_add_race(void (**hook_slot)()) {
+    static percpu_counter<hooked_env, V>* counter = nullptr;
+    static bool other_added = false;
     E::configure(cpumask::first_n(2));  // unknown = 2 x 32 = 64
-    percpu_counter<hooked_env> c;
+    percpu_counter<hooked_env, V> c;
     c.init(0);
-    race_counter = &c;
-    race_other_added = false;
-    hooked_env::before_this_cpu_add = [] {
-        std::thread other([] {
-            // 995 - 64 <= 1000 < 995 + 64: the precise sum (995 + CPU 0's delta 0) decides.
-            on_cpu(1, [] { race_other_added = race_counter->limited_add(1000, 995, kBatch); });
-        });
+    counter = &c;
+    other_added = false;
+    *hook_slot = [] {
+        std::thread other(
+            [] { on_cpu(1, [] { other_added = counter->limited_add(1000, 995, kBatch); }); });
         other.join();
     };
     bool added = false;
-    on_cpu(0, [&] { added = c.limited_add(1000, 10, kBatch); });  // 0 + 64 <= 1000: shortcut
-    EXPECT_EQ(hooked_env::before_this_cpu_add, nullptr) << "the shortcut was not taken";
-    EXPECT_TRUE(added);
-    EXPECT_TRUE(race_other_added);
-    EXPECT_EQ(c.sum(), 1005) << "expected the upstream overshoot: 995 + 10 > 1000";
-    race_counter = nullptr;
+    on_cpu(0, [&] { added = c.limited_add(1000, 10, kBatch); });
+    const bool ran = *hook_slot == nullptr;
+    *hook_slot = nullptr;
+    counter = nullptr;
+    E::configure(cpumask::first_n(4));
+    return {added, other_added, ran, c.sum()};
+}
+
+TEST_F(PercpuCounterMutant, LimitedAddShortcutRacesWithAFoldOnAnotherCpu) {
+    const race_result r = limited_add_race<pcc_local_cas>(&hooked_env::before_this_cpu_add);
+    EXPECT_TRUE(r.hook_ran) << "the shortcut was not taken";
+    EXPECT_TRUE(r.cpu0_added);
+    EXPECT_TRUE(r.cpu1_added);
+    EXPECT_EQ(r.sum, 1005) << "expected the upstream overshoot: 995 + 10 > 1000";
+}
+
+// fix-limited-add, the same race: CPU 1's precise step made the sequence count move between
+// CPU 0's read of count and its re-check, so CPU 0 takes its add back and decides under the
+// lock (995 + 10 > 1000: refused). Its twin without the bump overshoots like v6.7.
+TEST_F(PercpuCounterMutant, LimitedAddFixShortcutBacksOffAfterARacingPreciseStep) {
+    race_result r = limited_add_race<pcc_fix_limited_add>(&hooked_env::before_this_cpu_add);
+    EXPECT_TRUE(r.hook_ran) << "the shortcut was not taken";
+    EXPECT_TRUE(r.cpu1_added);
+    EXPECT_FALSE(r.cpu0_added) << "the shortcut should have backed off and been refused";
+    EXPECT_EQ(r.sum, 995);
+    r = limited_add_race<pcc_mut_limited_no_bump>(&hooked_env::before_this_cpu_add);
+    EXPECT_TRUE(r.hook_ran);
+    EXPECT_EQ(r.sum, 1005) << "mutant not caught";
+}
+
+// fix-limited-add, CPU 1's precise step between CPU 0's add (and barrier) and its re-check: the
+// precise sum sees CPU 0's 10 and refuses 995; CPU 0 sees the count move, backs off, and is
+// accepted under the lock (10 + 64 <= 1000). One of the two, never both. (The twin without the
+// barriers differs only under weak memory: the model finds it, a single interleaving cannot.)
+TEST_F(PercpuCounterMutant, LimitedAddFixPreciseStepSeesTheShortcutsAdd) {
+    const race_result r = limited_add_race<pcc_fix_limited_add>(&hooked_env::after_smp_mb);
+    EXPECT_TRUE(r.hook_ran) << "the shortcut did not reach its barrier";
+    EXPECT_TRUE(r.cpu0_added);
+    EXPECT_FALSE(r.cpu1_added) << "995 + CPU 0's 10 > 1000";
+    EXPECT_EQ(r.sum, 10);
 }
 
 }  // namespace

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The objpool model scenario and its configuration ladder, shared by tests/model/objpool.cpp
+// (every variant of impl/objpool.hpp) and by checks of a variant defined elsewhere, e.g. a patch
+// under review (tests/model/objpool_review_example.cpp, proofs/reviewing.md). One call,
+// objpool_model::add_variant<V>(), registers V on the whole ladder.
+//
+// The scenario checks properties 1-8 of shared/spec/properties.md:
+//   duplicate        an object popped while the checker has it as held by someone else (1)
+//   loss             at quiescence some object is neither in a slot nor held (2)
+//   slot-invariant   0 <= last - head <= tail - head <= nr_objs fails at some step (3)
+//   foreign-object   pop returned something that is not one of the pool's objects (4)
+//   false-empty      a pop with nothing concurrent returned null while objects were pooled (5)
+//   release          release did not run exactly once at the end (6)
+//   single-owner     a CPU-local RMW on another CPU's tail (7, reported by the model)
+//   data-race        a payload write by the pusher not ordered before the popper's read (8)
+//   warn             push's tail - head > nr_objs warning fired (3)
+// Expected verdicts: proofs/expected/verdicts.tsv, section objpool.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "impl/objpool.hpp"
+#include "model/model_env.hpp"
+#include "model/scenario.hpp"
+
+// Everything below has internal linkage (an unnamed namespace), as a scenario written in a .cpp
+// file has: each translation unit that includes this header gets its own copy and registers its
+// own checks, so nothing here can clash between translation units, however the checker is built.
+namespace kverify::model {
+namespace {
+namespace objpool_model {
+
+using E = model_env;
+
+inline constexpr unsigned max_objs = 4;
+
+struct objpool_params {
+    kernel_config kernel;
+    int nr_objs = 2;
+    unsigned rounds = 1;     // pop-then-push rounds per task
+    bool irq_round = false;  // the IRQ handler does one pop-then-push round
+    bool nmi_round = false;  // the NMI handler does one pop-then-push round
+    // Hand a payload over through the pool (property 8). Off, the structural properties
+    // (1-7) are still checked: the kernel variants fail property 8 in the C11 model (see
+    // proofs/objpool.md), and a data race ends an execution before anything else is seen.
+    bool payload = true;
+};
+
+// What an object holds: a payload that is written by each holder before it pushes and read by
+// the next holder after it pops. A plain (race-checked) cell: the pool must order the handover.
+struct object {
+    E::cell<unsigned> payload{0};
+};
+
+template <class Variant, unsigned Tasks>
+struct objpool_scenario : scenario_base {
+    static constexpr unsigned tasks = Tasks;
+    using params = objpool_params;
+    using pool_t = objpool<E, Variant>;
+
+    enum class where : unsigned char { pooled, held };
+
+    pool_t pool;
+    const params& p;
+    object* objs[max_objs] = {};
+    where state[max_objs] = {};
+    unsigned expected_payload[max_objs] = {};
+    unsigned next_token = 0;
+    unsigned n = 0;
+    unsigned released = 0;
+
+    explicit objpool_scenario(const params& pr) : p(pr) {
+        const int rc = pool.init(p.nr_objs, sizeof(object), objinit, this, on_release);
+        expect(rc == 0, "init", "objpool init failed: %d", rc);
+        const cpumask possible = E::possible_mask();
+        for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c)))
+            for (unsigned i = 0; i < pool.objects_in_slot(c); ++i)
+                objs[n++] = static_cast<object*>(pool.object_at(c, i));
+        expect(n == unsigned(p.nr_objs), "init", "%u objects laid out, %d asked", n, p.nr_objs);
+        for (unsigned c = 0; c < max_cpus; ++c) {
+            if (p.irq_round) E::set_irq_handler(c, on_interrupt, this);
+            if (p.nmi_round) E::set_nmi_handler(c, on_interrupt, this);
+        }
+    }
+
+    static int objinit(void* mem, void*) {
+        ::new (mem) object();
+        return 0;
+    }
+    static int on_release(pool_t*, void* self) {
+        ++static_cast<objpool_scenario*>(self)->released;
+        return 0;
+    }
+    static void on_interrupt(unsigned, void* self) {
+        static_cast<objpool_scenario*>(self)->round();
+    }
+
+    int index_of(const void* o) const {
+        for (unsigned i = 0; i < n; ++i)
+            if (objs[i] == o) return int(i);
+        return -1;
+    }
+
+    // kretprobe-style: take an object at function entry, give it back at return (possibly on
+    // another CPU after a migration, or from an interrupt).
+    void round() {
+        void* o = pool.pop();
+        if (o == nullptr) return;
+        const int i = index_of(o);
+        expect(i >= 0, "foreign-object", "pop returned %p, not a pool object", o);
+        expect(state[i] == where::pooled, "duplicate", "pop returned object %d, already held", i);
+        state[i] = where::held;
+        if (p.payload) {
+            object* obj = objs[i];
+            const unsigned seen = E::plain_read(obj->payload);
+            expect(seen == expected_payload[i], "stale-payload",
+                   "object %d payload %u, its last holder wrote %u", i, seen, expected_payload[i]);
+            const unsigned token = ++next_token;
+            E::plain_write(obj->payload, token);
+            expected_payload[i] = token;
+        }
+        // The checker's view changes before the push: once committed, any CPU may pop it.
+        state[i] = where::pooled;
+        pool.push(o);
+    }
+
+    void task(unsigned) {
+        for (unsigned r = 0; r < p.rounds; ++r) round();
+    }
+
+    void invariant() {
+        const cpumask possible = E::possible_mask();
+        for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c))) {
+            const auto s = pool.slot_state(c);
+            const std::uint32_t used = s.tail - s.head;
+            expect(s.last - s.head <= used && used <= std::uint32_t(p.nr_objs), "slot-invariant",
+                   "cpu%u slot: head %u last %u tail %u, nr_objs %d", c, s.head, s.last, s.tail,
+                   p.nr_objs);
+        }
+    }
+
+    void after() {
+        // Quiescent: drain every slot, from each CPU's point of view in turn.
+        unsigned drained = 0;
+        bool seen[max_objs] = {};
+        const cpumask possible = E::possible_mask();
+        for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c))) {
+            kernel::get().set_harness_cpu(c);
+            while (void* o = pool.pop()) {
+                const int i = index_of(o);
+                expect(i >= 0, "foreign-object", "drain popped %p, not a pool object", o);
+                expect(!seen[i] && state[i] == where::pooled, "duplicate",
+                       "drain popped object %d twice", i);
+                seen[i] = true;
+                ++drained;
+            }
+        }
+        // Quiescent emptiness: after the drain every slot is empty, so null was right; and
+        // every object came back exactly once.
+        expect(drained == n, "loss", "%u of %u objects came back at quiescence", drained, n);
+        for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c))) {
+            const auto s = pool.slot_state(c);
+            expect(s.head == s.last && s.last == s.tail, "false-empty",
+                   "pop found nothing but cpu%u slot has head %u last %u tail %u", c, s.head,
+                   s.last, s.tail);
+        }
+        // Lifecycle: objects go back, fini pops them and drops the pool's reference; release
+        // runs exactly once, after which no object may be touched.
+        for (unsigned i = 0; i < n; ++i) {
+            objs[i]->~object();
+            pool.push(objs[i]);
+        }
+        expect(released == 0, "release", "release ran before fini");
+        pool.fini();
+        expect(released == 1, "release", "release ran %u times", released);
+    }
+};
+
+inline std::string describe(const objpool_params& p, unsigned tasks) {
+    std::string s = std::to_string(p.kernel.possible.weight()) + " cpus (mask 0x";
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "%llx",
+                  static_cast<unsigned long long>(p.kernel.possible.bits()));
+    s += hex;
+    s += "), " + std::to_string(tasks) + " tasks, " + std::to_string(p.nr_objs) + " objs, " +
+         std::to_string(p.rounds) + " round(s)/task";
+    unsigned irqs = 0, nmis = 0;
+    for (unsigned c = 0; c < max_cpus; ++c) {
+        irqs += p.kernel.irq_budget[c];
+        nmis += p.kernel.nmi_budget[c];
+    }
+    if (irqs) s += ", " + std::to_string(irqs) + " irq round(s)";
+    if (nmis) s += ", " + std::to_string(nmis) + " nmi round(s)";
+    if (p.kernel.migration_budget)
+        s += ", " + std::to_string(p.kernel.migration_budget) + " migration(s)";
+    if (!p.payload) s += ", no payload";
+    return s;
+}
+
+// The configuration ladder. Names are stable: verdicts.tsv refers to them.
+struct config {
+    const char* name;
+    unsigned tasks;
+    objpool_params p;
+};
+
+inline objpool_params make(unsigned cpus_mask, int objs, unsigned rounds) {
+    objpool_params p;
+    p.kernel.possible = p.kernel.online = cpumask(cpus_mask);
+    unsigned t = 0;
+    for (unsigned c = p.kernel.possible.next(-1); c < max_cpus && t < max_tasks;
+         c = p.kernel.possible.next(int(c)))
+        p.kernel.task_cpu[t++] = c;
+    p.nr_objs = objs;
+    p.rounds = rounds;
+    return p;
+}
+
+// p with an NMI handler doing one pop-then-push round, and `per_cpu` NMIs on each CPU of `cpus`.
+inline objpool_params with_nmis(objpool_params p, std::uint64_t cpus, unsigned per_cpu) {
+    for (unsigned c = 0; c < max_cpus; ++c)
+        if (cpumask(cpus).test(c)) p.kernel.nmi_budget[c] = per_cpu;
+    p.nmi_round = true;
+    return p;
+}
+
+inline std::vector<config> ladder() {
+    std::vector<config> l;
+    l.push_back({"c2-o1", 2, make(0b11, 1, 1)});
+    l.push_back({"c2-o2", 2, make(0b11, 2, 1)});
+    {
+        objpool_params p = make(0b11, 2, 1);
+        p.kernel.irq_budget[0] = 1;
+        p.irq_round = true;
+        l.push_back({"c2-o2-irq", 2, p});
+    }
+    {
+        objpool_params p = make(0b11, 2, 1);
+        p.kernel.nmi_budget[0] = 1;
+        p.nmi_round = true;
+        l.push_back({"c2-o2-nmi", 2, p});
+    }
+    {
+        objpool_params p = make(0b11, 1, 1);
+        p.kernel.nmi_budget[0] = 1;
+        p.nmi_round = true;
+        l.push_back({"c2-o1-nmi", 2, p});
+    }
+    {
+        objpool_params p = make(0b11, 2, 1);
+        p.kernel.migration_budget = 1;
+        l.push_back({"c2-o2-mig", 2, p});
+    }
+    // Possible mask {0,2,3} with tasks on 0 and 2: cpu3's slot holds objects nobody runs on.
+    {
+        objpool_params p = make(0b1101, 3, 1);
+        l.push_back({"c3h-o3", 2, p});
+    }
+    l.push_back({"c2-o2-r2", 2, make(0b11, 2, 2)});
+    // One object, two rounds: cpu0 pops and pushes it twice while cpu1 steals from cpu0's slot,
+    // so a popper's failed cas can return a head ahead of the `last` it still sees (rc1).
+    l.push_back({"c2-o1-r2", 2, make(0b11, 1, 2)});
+    l.push_back({"c3-o3", 3, make(0b111, 3, 1)});
+    {
+        objpool_params p = make(0b11, 3, 1);
+        l.push_back({"c2-o3", 2, p});
+    }
+    // NMI pushes nested in pushes on one CPU (F2, F4 and their repair, proofs/objpool.md).
+    // One CPU, one task: the NMI's pop finds an object whenever the task holds the other one.
+    l.push_back({"c1-o2-nmi", 1, with_nmis(make(0b1, 2, 1), 0b1, 1)});
+    // Two NMIs on the task's CPU: both can land in one push window (at different delivery
+    // points; NMIs do not nest), the first inside the reservation, the second in the commit.
+    l.push_back({"c1-o3-nmi2", 1, with_nmis(make(0b1, 3, 1), 0b1, 2)});
+    // Two rounds on one CPU with one NMI: the NMI may nest in the first push or the second.
+    l.push_back({"c1-o2-r2-nmi", 1, with_nmis(make(0b1, 2, 2), 0b1, 1)});
+    // Two CPUs, NMIs on both: each CPU's pushes can be nested into while the other pops.
+    l.push_back({"c2-o2-nmi-both", 2, with_nmis(make(0b11, 2, 1), 0b11, 1)});
+    // Two NMIs on cpu0 with three objects while cpu1 pops and pushes.
+    l.push_back({"c2-o3-nmi2", 2, with_nmis(make(0b11, 3, 1), 0b1, 2)});
+    // Out of Relacy's reach, exhaustive on dpor (proofs/engines.md). Three CPUs with fewer
+    // objects than CPUs: cpu2 (and cpu1) start empty and steal while the owners pop and push.
+    l.push_back({"c3-o2", 3, make(0b111, 2, 1)});
+    l.push_back({"c3-o1", 3, make(0b111, 1, 1)});
+    l.push_back({"c3-o2-r2", 3, make(0b111, 2, 2)});
+    // Three CPUs, one object each, and an IRQ round on cpu0: its pop empties cpu0's slot in the
+    // middle of the task's round, so someone steals.
+    {
+        objpool_params p = make(0b111, 3, 1);
+        p.kernel.irq_budget[0] = 1;
+        p.irq_round = true;
+        l.push_back({"c3-o3-irq", 3, p});
+    }
+    // Two rounds with an IRQ round on cpu0, with two objects and with one.
+    {
+        objpool_params p = make(0b11, 2, 2);
+        p.kernel.irq_budget[0] = 1;
+        p.irq_round = true;
+        l.push_back({"c2-o2-r2-irq", 2, p});
+        p.nr_objs = 1;
+        l.push_back({"c2-o1-r2-irq", 2, p});
+    }
+    // An NMI round on cpu0 together with one migration of either task (at any preemptible point).
+    {
+        objpool_params p = with_nmis(make(0b11, 2, 1), 0b1, 1);
+        p.kernel.migration_budget = 1;
+        l.push_back({"c2-o2-nmi-mig", 2, p});
+    }
+    return l;
+}
+
+template <class Variant, unsigned Tasks>
+void add_one(const config& c) {
+    add_check<objpool_scenario<Variant, Tasks>>(
+        std::string("objpool/") + Variant::name + "/" + c.name, "objpool", Variant::name,
+        describe(c.p, Tasks), c.p);
+}
+
+// Registers objpool/<Variant::name>/<config> for every configuration of the ladder, each also
+// without a payload (suffix -np). This is all a new variant needs to be checked.
+template <class Variant>
+void add_variant() {
+    for (config c : ladder()) {
+        for (const bool payload : {true, false}) {
+            c.p.payload = payload;
+            config named = c;
+            std::string name = std::string(c.name) + (payload ? "" : "-np");
+            named.name = name.c_str();
+            if (c.tasks == 1)
+                add_one<Variant, 1>(named);
+            else if (c.tasks == 2)
+                add_one<Variant, 2>(named);
+            else
+                add_one<Variant, 3>(named);
+        }
+    }
+}
+
+}  // namespace objpool_model
+}  // namespace
+}  // namespace kverify::model
