@@ -71,6 +71,15 @@ std::vector<table_row> shard_rows(const std::vector<table_row>& rows, unsigned i
 // byte of the file. Returns how many lines changed.
 int repin_table(const std::string& path, const std::vector<std::pair<int, std::string>>& counts);
 
+// ----- evidence: what each variant is verified against (cli_evidence.cpp) -----
+
+// The algorithms of the table's rows, in table order.
+std::vector<std::string> evidence_algorithms(const table& t);
+// A Markdown table of the rows of one algorithm: per variant, a line per engine (memory model),
+// search, tier and verdict, naming the configurations it covers. Throws usage_error for an
+// algorithm without checks.
+std::string evidence_markdown(const table& t, const std::string& algorithm);
+
 // ----- results -----
 
 struct row_result {

@@ -204,6 +204,20 @@ int cmd_list(const options& o) {
     return exit_ok;
 }
 
+int cmd_evidence(const options& o) {
+    const table t = load_table(o.expected);
+    if (!o.name.empty()) {
+        std::cout << evidence_markdown(t, o.name);
+        return exit_ok;
+    }
+    bool first = true;
+    for (const std::string& a : evidence_algorithms(t)) {
+        std::cout << (first ? "" : "\n") << "## " << a << "\n\n" << evidence_markdown(t, a);
+        first = false;
+    }
+    return exit_ok;
+}
+
 int cmd_run(const options& o) {
     const check& c = *model::find_check(o.name);
     const std::string engine = o.engine.empty() ? "relacy" : o.engine;
@@ -494,7 +508,7 @@ struct parser {
         "proofs/expected/verdicts.tsv.",
         "kverify"};
     options o;
-    CLI::App *verify, *list, *run, *check, *replay, *merge, *help;
+    CLI::App *verify, *list, *run, *check, *replay, *merge, *evidence, *help;
 
     void add_expected(CLI::App* a) {
         a->add_option("--expected", o.expected, "the expected-verdict table")
@@ -622,6 +636,16 @@ struct parser {
             ->type_name("FILE");
         add_outputs(merge);
 
+        evidence = app.add_subcommand(
+            "evidence",
+            "what each variant is verified against (model, engine, search, configurations), "
+            "from the table, as Markdown");
+        evidence
+            ->add_option("algorithm", o.name,
+                         "only this algorithm (objpool, percpu_counter, ...; default: all)")
+            ->type_name("ALGORITHM");
+        add_expected(evidence);
+
         help = app.add_subcommand("help", "this help, or the help of one command");
         help->add_option("command", o.name, "a command")->type_name("COMMAND");
     }
@@ -685,6 +709,7 @@ int main_impl(int argc, char** argv) {
         if (p.check->parsed()) return cmd_check(p.o);
         if (p.replay->parsed()) return cmd_replay(p.o);
         if (p.merge->parsed()) return cmd_merge(p.o);
+        if (p.evidence->parsed()) return cmd_evidence(p.o);
     } catch (const usage_error& e) {
         std::cout.flush();
         std::cerr << "kverify: " << e.what() << "\n";

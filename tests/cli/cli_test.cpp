@@ -421,11 +421,10 @@ TEST_F(cli, json_junit_and_markdown_are_well_formed) {
 
 TEST_F(cli, engine_fields_travel_through_json_junit_and_markdown) {
     // Relacy fills neither blocked nor also_sc: a result row stands in for another engine's.
-    ASSERT_EQ(
-        kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--engine", "relacy",
-                 "--json", path("r.json")})
-            .status,
-        0);
+    ASSERT_EQ(kverify({"verify", "--filter", "^kernel/local-cas-two-cpus$", "--engine", "relacy",
+                       "--json", path("r.json")})
+                  .status,
+              0);
     json j = json::parse(slurp(path("r.json")));
     ASSERT_EQ(j.at("rows").size(), 1u);
     j["rows"][0]["also_sc"] = "no";
@@ -650,13 +649,66 @@ TEST_F(cli, progress_only_on_a_terminal_or_when_asked) {
     EXPECT_EQ(table_lines(loud.out), table_lines(quiet.out)) << "progress never goes to stdout";
 }
 
+// ----- evidence: the table's rows per variant, as Markdown -----
+
+TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_strongest_search) {
+    spit(path("t.tsv"),
+         "# a test table\n"
+         "objpool/v6.15/c2-o1\tdpor-rc11\texhaustive\tdata-race\t1\tquick\n"
+         "objpool/v6.15/c2-o1-np\tdpor-rc11\texhaustive\tloss\t25\tquick\n"
+         "objpool/v6.15/c2-o2\tdpor-rc11\texhaustive\tpass\t1\tquick\n"
+         "objpool/v6.15/c2-o2-np\tdpor-rc11\texhaustive\tpass\t1\tquick\n"
+         "objpool/v6.15/c2-o1-np\tdpor-sc\texhaustive\tpass\t12\tquick\n"
+         "objpool/v6.15/c2-o2\trelacy\tbounded:2\tpass\t-\tquick\n"
+         "objpool/v6.15/c2-o2\trelacy\tbounded:3\tpass\t-\tfull\n"
+         "objpool/v6.15/c2-o2-np\trelacy\tsampled:10\tpass\t-\tquick\n");
+    const result r = kverify({"evidence", "objpool", "--expected", path("t.tsv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string want =
+        "| **v6.15** | RC11 (dpor) | exhaustive | quick | pass | c2-o2[-np] |\n"
+        "|  | RC11 (dpor) | exhaustive | quick | data-race | c2-o1 |\n"
+        "|  | RC11 (dpor) | exhaustive | quick | loss | c2-o1-np |\n"
+        "|  | SC (dpor) | exhaustive | quick | pass | c2-o1-np |\n"
+        "|  | C++11 (Relacy) | bounded:3 | full | pass | c2-o2 |\n"
+        "|  | C++11 (Relacy) | sampled:10 | quick | pass | c2-o2-np |\n";
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("bounded:2"), std::string::npos) << "a weaker search shown: " << r.out;
+    EXPECT_NE(r.out.find("| **v6.7** | | | | no rows | |\n"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.rfind("| variant | model (engine) | search | tier | verdict | configurations |"
+                          "\n|---|---|---|---|---|---|\n",
+                          0),
+              0u)
+        << r.out;
+
+    // A line that covers every configuration of the variant says so.
+    const result list = kverify({"list", "--filter", "^objpool/v6.15/"});
+    ASSERT_EQ(list.status, 0);
+    std::istringstream names(list.out);
+    std::string text, line;
+    unsigned n = 0;
+    while (std::getline(names, line)) {
+        text += line.substr(0, line.find('\t')) + "\tdpor-rc11\texhaustive\tpass\t1\tquick\n";
+        ++n;
+    }
+    spit(path("all.tsv"), text);
+    const result all = kverify({"evidence", "objpool", "--expected", path("all.tsv")});
+    EXPECT_NE(all.out.find("| **v6.15** | RC11 (dpor) | exhaustive | quick | pass | every "
+                           "configuration (" +
+                           std::to_string(n) + ") |"),
+              std::string::npos)
+        << all.out;
+
+    expect_usage_error(kverify({"evidence", "nope", "--expected", path("t.tsv")}),
+                       "no checks of algorithm 'nope' (algorithms: objpool)");
+}
+
 TEST_F(cli, help_documents_every_command_and_the_exit_statuses) {
     const result r = kverify({"help"});
     EXPECT_EQ(r.status, 0);
     for (const char* word :
-         {"verify", "list", "run", "check", "replay", "merge", "--shard", "-j,--jobs", "--json",
-          "--junit", "--markdown", "--repin", "--save-replay", "exit status", "count-changed",
-          "child process", "bounded:K"})
+         {"verify", "list", "run", "check", "replay", "merge", "evidence", "--shard", "-j,--jobs",
+          "--json", "--junit", "--markdown", "--repin", "--save-replay", "exit status",
+          "count-changed", "child process", "bounded:K"})
         EXPECT_NE(r.out.find(word), std::string::npos) << word;
     EXPECT_EQ(kverify({"help", "run"}).status, 0);
     EXPECT_EQ(kverify({"--help"}).status, 0);

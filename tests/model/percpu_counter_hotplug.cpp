@@ -66,10 +66,11 @@ void register_checks() {
         reg<pcc_irqsave, 3>("hotplug-irq", what, p);
         reg<pcc_mut_sum_skips_dying, 3>("hotplug-irq", what, p);
     }
-    // hotplug-fold-irq (dpor-only exhaustive, full tier): a fold races cpu_dead and a sum. cpu0
-    // adds +3, waits for cpu1, then adds +2, which folds (5 >= 4) while cpu2 takes cpu1 down,
-    // and sums; cpu2 sums after cpu_dead while cpu0's fold may still be in flight. An IRQ adds
-    // +2 on each cpu (on cpu0 it moves the fold into the first add or into the IRQ itself).
+    // hotplug-fold-irq (exhaustive on dpor, bounded:1 on Relacy): a fold races cpu_dead and a
+    // sum. cpu0 adds +3, waits for cpu1, then adds +2, which folds (5 >= 4) while cpu2 takes
+    // cpu1 down, and sums; cpu2 sums after cpu_dead while cpu0's fold may still be in flight.
+    // An IRQ adds +2 on each cpu (on cpu0 it moves the fold into the first add or into the IRQ
+    // itself).
     {
         params p;
         p.kernel.possible = p.kernel.online = cpumask::first_n(3);

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// `kverify evidence`: what each variant of an algorithm is verified against, read from the
+// expected-verdict table (every row of which `verify` checks): per variant, one line per memory
+// model and engine, search, tier and verdict, with the configurations it covers; of the rows of
+// one check on one engine only the strongest search is shown. The tables in
+// proofs/objpool.md and proofs/percpu_counter.md are this output (ctest proofs.evidence).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "model/cli.hpp"
+
+namespace kverify::cli {
+namespace {
+
+// Order of the lines of one variant: the exhaustive engines first, strongest search first, a
+// pass before the violations.
+int engine_rank(const std::string& e) {
+    if (e == "dpor-rc11") return 0;
+    if (e == "dpor-sc") return 1;
+    if (e == "relacy") return 2;
+    return 3;
+}
+
+std::string model_of(const std::string& e) {
+    if (e == "dpor-rc11") return "RC11 (dpor)";
+    if (e == "dpor-sc") return "SC (dpor)";
+    if (e == "relacy") return "C++11 (Relacy)";
+    return e;
+}
+
+// exhaustive < bounded:K (larger K first) < sampled:N (larger N first)
+std::tuple<int, long long> search_rank(const search_spec& s) {
+    const std::string t = s.str();
+    if (t == "exhaustive") return {0, 0};
+    const std::size_t colon = t.find(':');
+    const long long n = colon == std::string::npos ? 0 : std::stoll(t.substr(colon + 1));
+    return {t.rfind("bounded", 0) == 0 ? 1 : 2, -n};
+}
+
+struct line_key {
+    std::string engine, search, tier, verdict;
+    std::tuple<int, std::tuple<int, long long>, int, int, std::string> rank;
+    bool operator<(const line_key& o) const { return rank < o.rank; }
+};
+
+// "c2-o1" and "c2-o1-np" in one line become "c2-o1[-np]"; the order is the registry's.
+std::string config_list(const std::vector<std::string>& configs) {
+    const std::set<std::string> all(configs.begin(), configs.end());
+    std::string out;
+    for (const std::string& c : configs) {
+        const bool np = c.size() > 3 && c.compare(c.size() - 3, 3, "-np") == 0;
+        if (np && all.count(c.substr(0, c.size() - 3))) continue;  // folded into its twin
+        std::string item = c;
+        if (!np && all.count(c + "-np")) item += "[-np]";
+        out += (out.empty() ? "" : ", ") + item;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> evidence_algorithms(const table& t) {
+    std::vector<std::string> r;
+    for (const table_row& row : t.rows) {
+        const std::string& a = model::find_check(row.check)->algorithm;
+        if (std::find(r.begin(), r.end(), a) == r.end()) r.push_back(a);
+    }
+    return r;
+}
+
+std::string evidence_markdown(const table& t, const std::string& algorithm) {
+    // Variants and their configurations in registration order; the configuration is the last
+    // component of the check's name.
+    std::vector<std::string> variants;
+    std::map<std::string, std::vector<std::string>> configs_of;  // variant -> configs
+    std::map<std::string, std::size_t> order;                    // check name -> position
+    for (const check& c : model::registry()) {
+        if (c.algorithm != algorithm) continue;
+        if (!configs_of.count(c.variant)) variants.push_back(c.variant);
+        configs_of[c.variant].push_back(c.name.substr(c.name.rfind('/') + 1));
+        order[c.name] = order.size();
+    }
+    if (variants.empty()) {
+        std::string known;
+        for (const std::string& a : evidence_algorithms(t))
+            known += (known.empty() ? "" : ", ") + a;
+        throw usage_error("no checks of algorithm '" + algorithm + "' (algorithms: " + known + ")");
+    }
+
+    std::map<std::string, std::map<line_key, std::vector<std::pair<std::size_t, std::string>>>>
+        lines;  // variant -> line -> (registry position, config)
+    // Per check and engine, only its strongest row: exhaustive, else the largest bound, else
+    // sampling (a bounded:3 pass includes the bounded:2 one; every row is still verified).
+    std::map<std::pair<std::string, std::string>, const table_row*> strongest;
+    for (const table_row& row : t.rows) {
+        const table_row*& s = strongest[{row.check, row.engine}];
+        if (!s || search_rank(row.search) < search_rank(s->search)) s = &row;
+    }
+    for (const table_row& row : t.rows) {
+        const check& c = *model::find_check(row.check);
+        if (c.algorithm != algorithm || strongest.at({row.check, row.engine}) != &row) continue;
+        line_key k{row.engine, row.search.str(), row.tier, row.expected, {}};
+        k.rank = {engine_rank(row.engine), search_rank(row.search), row.tier == "quick" ? 0 : 1,
+                  row.expected == "pass" ? 0 : 1, row.engine + " " + k.search + " " + row.expected};
+        lines[c.variant][k].emplace_back(order.at(c.name), c.name.substr(c.name.rfind('/') + 1));
+    }
+
+    std::ostringstream out;
+    out << "| variant | model (engine) | search | tier | verdict | configurations |\n"
+        << "|---|---|---|---|---|---|\n";
+    for (const std::string& v : variants) {
+        const auto it = lines.find(v);
+        if (it == lines.end()) {
+            out << "| **" << v << "** | | | | no rows | |\n";
+            continue;
+        }
+        bool first = true;
+        for (auto& [k, cs] : it->second) {
+            std::sort(cs.begin(), cs.end());
+            std::vector<std::string> names;
+            for (const auto& pc : cs) names.push_back(pc.second);
+            const std::size_t registered = configs_of[v].size();
+            const std::string which =
+                names.size() == registered && registered > 1
+                    ? "every configuration (" + std::to_string(registered) + ")"
+                    : config_list(names);
+            out << "| " << (first ? "**" + v + "**" : "") << " | " << model_of(k.engine) << " | "
+                << k.search << " | " << k.tier << " | " << k.verdict << " | " << which << " |\n";
+            first = false;
+        }
+    }
+    return out.str();
+}
+
+}  // namespace kverify::cli
