@@ -226,28 +226,21 @@ inline objpool_params with_nmis(objpool_params p, std::uint64_t cpus, unsigned p
     return p;
 }
 
+// p with an IRQ handler doing one pop-then-push round, and one IRQ on each CPU of `cpus`.
+inline objpool_params with_irqs(objpool_params p, std::uint64_t cpus) {
+    for (unsigned c = 0; c < max_cpus; ++c)
+        if (cpumask(cpus).test(c)) p.kernel.irq_budget[c] = 1;
+    p.irq_round = true;
+    return p;
+}
+
 inline std::vector<config> ladder() {
     std::vector<config> l;
     l.push_back({"c2-o1", 2, make(0b11, 1, 1)});
     l.push_back({"c2-o2", 2, make(0b11, 2, 1)});
-    {
-        objpool_params p = make(0b11, 2, 1);
-        p.kernel.irq_budget[0] = 1;
-        p.irq_round = true;
-        l.push_back({"c2-o2-irq", 2, p});
-    }
-    {
-        objpool_params p = make(0b11, 2, 1);
-        p.kernel.nmi_budget[0] = 1;
-        p.nmi_round = true;
-        l.push_back({"c2-o2-nmi", 2, p});
-    }
-    {
-        objpool_params p = make(0b11, 1, 1);
-        p.kernel.nmi_budget[0] = 1;
-        p.nmi_round = true;
-        l.push_back({"c2-o1-nmi", 2, p});
-    }
+    l.push_back({"c2-o2-irq", 2, with_irqs(make(0b11, 2, 1), 0b1)});
+    l.push_back({"c2-o2-nmi", 2, with_nmis(make(0b11, 2, 1), 0b1, 1)});
+    l.push_back({"c2-o1-nmi", 2, with_nmis(make(0b11, 1, 1), 0b1, 1)});
     {
         objpool_params p = make(0b11, 2, 1);
         p.kernel.migration_budget = 1;
@@ -286,21 +279,10 @@ inline std::vector<config> ladder() {
     l.push_back({"c3-o2-r2", 3, make(0b111, 2, 2)});
     // Three CPUs, one object each, and an IRQ round on cpu0: its pop empties cpu0's slot in the
     // middle of the task's round, so someone steals.
-    {
-        objpool_params p = make(0b111, 3, 1);
-        p.kernel.irq_budget[0] = 1;
-        p.irq_round = true;
-        l.push_back({"c3-o3-irq", 3, p});
-    }
+    l.push_back({"c3-o3-irq", 3, with_irqs(make(0b111, 3, 1), 0b1)});
     // Two rounds with an IRQ round on cpu0, with two objects and with one.
-    {
-        objpool_params p = make(0b11, 2, 2);
-        p.kernel.irq_budget[0] = 1;
-        p.irq_round = true;
-        l.push_back({"c2-o2-r2-irq", 2, p});
-        p.nr_objs = 1;
-        l.push_back({"c2-o1-r2-irq", 2, p});
-    }
+    l.push_back({"c2-o2-r2-irq", 2, with_irqs(make(0b11, 2, 2), 0b1)});
+    l.push_back({"c2-o1-r2-irq", 2, with_irqs(make(0b11, 1, 2), 0b1)});
     // An NMI round on cpu0 together with one migration of either task (at any preemptible point).
     {
         objpool_params p = with_nmis(make(0b11, 2, 1), 0b1, 1);
