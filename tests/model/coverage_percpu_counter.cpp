@@ -10,7 +10,7 @@
 //               whose shortcut and step 2 are separate code; the twin is the upstream overshoot
 //               mirrored below the limit, limited-add/smp-race-neg (percpu_counter_limited.cpp)
 // Each positive check has a twin that must fail. Expected verdicts: proofs/expected/verdicts.tsv,
-// section coverage.
+// section coverage; the checks are named coverage/percpu_counter/VARIANT/CONFIG.
 #include "impl/pcpu_stat.hpp"
 #include "tests/model/percpu_counter_scenario.hpp"
 
@@ -121,7 +121,7 @@ kernel_config api_kernel() {
 template <class V>
 void add_api() {
     add_check<api_scenario<V>>(
-        "percpu_counter/" + std::string(V::name) + "/api", "percpu_counter", V::name,
+        "coverage/percpu_counter/" + std::string(V::name) + "/api", "percpu_counter", V::name,
         "possible {0,1,2}, online {0,1}, default batch: set, the _positive reads, add/inc/dec/"
         "sub, compare, limited_add, destroy, one task",
         api_params{api_kernel()});
@@ -131,7 +131,7 @@ void add_api() {
 
 template <class V, unsigned T>
 void reg(const char* config, const std::string& what, const params& p) {
-    add_check<scenario<V, T>>("percpu_counter/" + std::string(V::name) + "/" + config,
+    add_check<scenario<V, T>>("coverage/percpu_counter/" + std::string(V::name) + "/" + config,
                               "percpu_counter", V::name, what, p);
 }
 
