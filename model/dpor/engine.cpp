@@ -228,6 +228,9 @@ private:
     [[noreturn]] void leave_fiber();
     void spawn_tasks();
     eid next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay);
+    std::size_t coherence_frontier(eid id, std::uintptr_t loc, const hclock& pre) const;
+    template <class Branch>
+    void add_read(event& e, eid id, std::size_t lo, Branch branch);
     void await_rf(eid w);
     void exec_read(eid r);
     void exec_write(eid w);
@@ -1432,6 +1435,36 @@ void explorer::init_atomic(void* p, unsigned width, value_t v, src_loc where) {
     exec_write(id);
 }
 
+// For a new event `id` (a read, or a write being placed in coherence) with happens-before
+// prefix `pre`: the oldest write of the location, as an index in its coherence order, that the
+// read may read or the write may follow; under SC also none that a later one in `id`'s
+// SC-prefix hides.
+std::size_t explorer::coherence_frontier(eid id, std::uintptr_t loc, const hclock& pre) const {
+    if (opt_.model != memory_model::sc) return frontier(loc, pre, nullptr, nullptr);
+    const std::vector<char> reach = sc_reaching(id);
+    return frontier(loc, pre, &reach, nullptr);
+}
+
+// Adds the new read `e` (event `id`) reading the coherence-latest write of its location, and
+// records each older write from index `lo` on that `branch(k)` accepts as an alternative to
+// explore later from this context.
+template <class Branch>
+void explorer::add_read(event& e, eid id, std::size_t lo, Branch branch) {
+    const auto& list = g().co.at(e.loc);
+    for (std::size_t k = lo; k + 1 < list.size(); ++k) {
+        if (!branch(k)) continue;
+        item it;
+        it.kind = item::fwd_read;
+        it.stamp = e.stamp;
+        it.e = id;
+        it.w = list[k];
+        stack_[ci_].work.push_back(std::move(it));
+    }
+    e.rf = list.back();
+    e.val = ev(e.rf).val;
+    add_event(cur_, e);
+}
+
 value_t explorer::load(const void* p, mo order, src_loc where) {
     loc_rt& l = loc_of(p, where);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -1454,22 +1487,7 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
         e.stamp = g().next_stamp++;
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
-        std::vector<char> reach;
-        if (opt_.model == memory_model::sc) reach = sc_reaching(id);
-        const auto& list = g().co.at(a);
-        const std::size_t lo =
-            frontier(a, pre, opt_.model == memory_model::sc ? &reach : nullptr, nullptr);
-        for (std::size_t k = lo; k + 1 < list.size(); ++k) {
-            item it;
-            it.kind = item::fwd_read;
-            it.stamp = e.stamp;
-            it.e = id;
-            it.w = list[k];
-            stack_[ci_].work.push_back(std::move(it));
-        }
-        e.rf = list.back();
-        e.val = ev(e.rf).val;
-        add_event(cur_, e);
+        add_read(e, id, coherence_frontier(id, a, pre), [](std::size_t) { return true; });
     }
     exec_read(id);
     return ev(id).val;
@@ -1501,11 +1519,8 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
     e.stamp = g().next_stamp++;
     hclock pre = th_[cur_].hb;
     pre.stamp(id);
-    std::vector<char> reach;
-    if (opt_.model == memory_model::sc) reach = sc_reaching(id);
     auto& list = g().co.at(a);
-    const std::size_t lo =
-        frontier(a, pre, opt_.model == memory_model::sc ? &reach : nullptr, nullptr);
+    const std::size_t lo = coherence_frontier(id, a, pre);
     // Other places in coherence: after any write from the frontier on, except between an RMW's
     // write half and the write it read.
     for (std::size_t k = lo; k + 1 < list.size(); ++k) {
@@ -1558,11 +1573,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         e.stamp = g().next_stamp++;
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
-        std::vector<char> reach;
-        if (opt_.model == memory_model::sc) reach = sc_reaching(id);
-        const auto& list = g().co.at(a);
-        const std::size_t lo =
-            frontier(a, pre, opt_.model == memory_model::sc ? &reach : nullptr, nullptr);
+        const std::size_t lo = coherence_frontier(id, a, pre);
         // A fully ordered cas that succeeds has a seq_cst fence before it: what the thread's
         // relaxed reads acquired is then in its prefix too.
         std::size_t lo_succ = lo;
@@ -1571,21 +1582,14 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             fenced.join(th_[cur_].acq_pending);
             lo_succ = frontier(a, fenced, nullptr, nullptr);
         }
-        // Every coherent write, even one another RMW already reads: see complete_rmw.
-        for (std::size_t k = lo; k + 1 < list.size(); ++k) {
+        // Every coherent write, even one another RMW already reads: see complete_rmw. Below
+        // lo_succ, only the writes with which the cas fails.
+        const auto& list = g().co.at(a);
+        add_read(e, id, lo, [&](std::size_t k) {
             event probe = e;
             probe.val = ev(list[k]).val;
-            if (probe.rmw_succeeds() && k < lo_succ) continue;
-            item it;
-            it.kind = item::fwd_read;
-            it.stamp = e.stamp;
-            it.e = id;
-            it.w = list[k];
-            stack_[ci_].work.push_back(std::move(it));
-        }
-        e.rf = list.back();
-        e.val = ev(e.rf).val;
-        add_event(cur_, e);
+            return !(probe.rmw_succeeds() && k < lo_succ);
+        });
     }
     exec_read(id);
     const event re = ev(id);
