@@ -2,8 +2,8 @@
 // Self-tests of the simulated kernel: each rule of shared/spec/kernel-model.md has a check that
 // must find its violation and a twin that must pass (expected verdicts in verdicts.tsv).
 #include "impl/guards.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 namespace kverify::model {
 namespace {

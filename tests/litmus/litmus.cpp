@@ -4,8 +4,8 @@
 // it (found) or forbid it (pass), like the Result: line of the kernel's litmus tests. Known
 // limits of Relacy (load buffering, reading two stores back under full search) are pinned here:
 // if Relacy ever starts producing them, the expected verdict flips and the table must be updated.
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 namespace kverify::model {
 namespace {

@@ -20,8 +20,8 @@
 #include <type_traits>
 
 #include "impl/objpool.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 // Every member of the passing variants' pools, so that gcov counts the lines no row calls.
 namespace kverify {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "impl/objpool.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 // Everything below has internal linkage (an unnamed namespace), as a scenario written in a .cpp
 // file has: each translation unit that includes this header gets its own copy and registers its

@@ -2,8 +2,8 @@
 // Model checks of impl/pcpu_stat.hpp, the same source as the real stress test: every increment
 // by tasks and by IRQs on their CPUs is counted exactly once at quiescence.
 #include "impl/pcpu_stat.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 namespace kverify::model {
 namespace {

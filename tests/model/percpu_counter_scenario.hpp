@@ -22,8 +22,8 @@
 #include <initializer_list>
 
 #include "impl/percpu_counter.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 
 namespace kverify::model {
 inline namespace KVERIFY_ENGINE_NS {

@@ -10,8 +10,8 @@
 //   quiescence are no search branch) against Relacy's own malloc/free (every free a branch),
 //   with the executions each explores.
 #include "impl/objpool.hpp"
-#include "model/model_env.hpp"
-#include "model/scenario.hpp"
+#include "model/kernel/model_env.hpp"
+#include "model/kernel/scenario.hpp"
 #include "tests/bench/bench.hpp"
 
 namespace kverify::bench {
@@ -19,7 +19,7 @@ namespace {
 
 using model::kernel;
 
-// model_env with Relacy's own allocator, as before model/heap.hpp: every kfree is a branch.
+// model_env with Relacy's own allocator, as before model/kernel/heap.hpp: every kfree is a branch.
 struct model_env_rl_free : model_env {
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
         return rl::rl_malloc(bytes, kernel::get().info(loc));

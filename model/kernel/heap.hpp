@@ -22,7 +22,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "model/kernel.hpp"
+#include "model/kernel/kernel.hpp"
 
 namespace kverify::model {
 inline namespace eng_relacy {

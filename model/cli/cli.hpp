@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The kverify command line, shared between its parts: the expected-verdict table
-// (cli_table.cpp), running checks in child processes with progress and shrinking
-// (cli_exec.cpp), reports as text, JSON, JUnit and Markdown (cli_report.cpp), and the commands
-// (cli_main.cpp). Engine-neutral: it sees checks only through the registry.
+// (model/cli/table.cpp), running checks in child processes with progress and shrinking
+// (model/cli/exec.cpp), reports as text, JSON, JUnit and Markdown (model/cli/report.cpp), and the commands
+// (model/cli/main.cpp). Engine-neutral: it sees checks only through the registry.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/registry.hpp"
+#include "model/check/registry.hpp"
 
 namespace kverify::cli {
 
@@ -71,7 +71,7 @@ std::vector<table_row> shard_rows(const std::vector<table_row>& rows, unsigned i
 // byte of the file. Returns how many lines changed.
 int repin_table(const std::string& path, const std::vector<std::pair<int, std::string>>& counts);
 
-// ----- evidence: what each variant is verified against (cli_evidence.cpp) -----
+// ----- evidence: what each variant is verified against (model/cli/evidence.cpp) -----
 
 // The algorithms of the table's rows, in table order.
 std::vector<std::string> evidence_algorithms(const table& t);

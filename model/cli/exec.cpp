@@ -16,7 +16,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "model/cli.hpp"
+#include "model/cli/cli.hpp"
 
 namespace kverify::cli {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "model/cli.hpp"
+#include "model/cli/cli.hpp"
 
 #ifndef KVERIFY_SOURCE_DIR
 #define KVERIFY_SOURCE_DIR "."

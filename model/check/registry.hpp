@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/verdict.hpp"
+#include "model/check/verdict.hpp"
 
 namespace kverify::model {
 
@@ -43,7 +43,7 @@ inline std::vector<check>& registry() {
 }
 
 // Adds a check, or the engines of a check already registered under the same name: every
-// scenario file is built once per engine (model/engine.hpp), and each build registers its own
+// scenario file is built once per engine (model/engines/engine.hpp), and each build registers its own
 // engines' runners for the same checks.
 inline void register_check(check c) {
     for (check& have : registry()) {

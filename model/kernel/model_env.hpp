@@ -10,9 +10,9 @@
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
-#include "model/kernel.hpp"
+#include "model/kernel/kernel.hpp"
 #if !defined(KVERIFY_ENGINE_DPOR)
-#include "model/heap.hpp"  // Relacy's kmalloc heap: engine::alloc and engine::free
+#include "model/kernel/heap.hpp"  // Relacy's kmalloc heap: engine::alloc and engine::free
 #endif
 
 namespace kverify {
@@ -283,7 +283,7 @@ struct model_env {
     }
 
     // ----- memory, diagnostics, choice -----
-    // The engine's leak-checked heap (Relacy: model/heap.hpp; dpor: the engine's arenas).
+    // The engine's leak-checked heap (Relacy: model/kernel/heap.hpp; dpor: the engine's arenas).
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) { return engine::alloc(bytes, loc); }
     static void kfree(void* p, src_loc loc = {}) { engine::free(p, loc); }
     static bool warn_once(bool cond, const char* what, src_loc loc = {}) {

@@ -10,7 +10,7 @@
 
 #include <tinyxml2.h>
 
-#include "model/cli.hpp"
+#include "model/cli/cli.hpp"
 
 namespace kverify::cli {
 

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "model/cli.hpp"
+#include "model/cli/cli.hpp"
 
 namespace kverify::cli {
 namespace {

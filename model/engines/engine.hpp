@@ -4,7 +4,7 @@
 // The simulated kernel (kernel.hpp), the Env (model_env.hpp) and every scenario are written once
 // and compiled once per engine: with KVERIFY_ENGINE_DPOR defined they run on the project's own
 // engine (model/dpor), otherwise on Relacy. Everything that touches an engine is in its adapter
-// (relacy_adapter.hpp, dpor_adapter.hpp), behind the same small interface `model::engine`; a
+// (model/engines/relacy.hpp, model/engines/dpor.hpp), behind the same small interface `model::engine`; a
 // further engine is one more adapter and one more build of the same sources.
 //
 // Each build lives in its own inline namespace (kverify::model::eng_relacy, ...::eng_dpor), so
@@ -19,7 +19,7 @@
 #endif
 
 #if defined(KVERIFY_ENGINE_DPOR)
-#include "model/dpor_adapter.hpp"
+#include "model/engines/dpor.hpp"
 #else
-#include "model/relacy_adapter.hpp"
+#include "model/engines/relacy.hpp"
 #endif

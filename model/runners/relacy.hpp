@@ -7,9 +7,9 @@
 // execution again.
 #pragma once
 
-#include "model/kernel.hpp"
-#include "model/relacy_trace.hpp"
-#include "model/verdict.hpp"
+#include "model/kernel/kernel.hpp"
+#include "model/runners/trace_text.hpp"
+#include "model/check/verdict.hpp"
 
 #ifndef KVERIFY_SOURCE_DIR
 #define KVERIFY_SOURCE_DIR ""

@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "model/cli.hpp"
+#include "model/cli/cli.hpp"
 
 namespace kverify::cli {
 namespace {

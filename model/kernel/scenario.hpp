@@ -9,19 +9,19 @@
 //   void invariant();                            // optional: checked between steps (peek only)
 //   void after();                                // optional: checked at quiescence
 // It is written against model_env and the kernel only, never an engine: each scenario file is
-// built once per engine (model/engine.hpp) and registers its checks for that build's engines.
+// built once per engine (model/engines/engine.hpp) and registers its checks for that build's engines.
 // Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
 // expected verdicts name. A check is a scenario + params under a unique name.
 #pragma once
 
 #include <stdexcept>
 
-#include "model/kernel.hpp"
-#include "model/registry.hpp"
+#include "model/kernel/kernel.hpp"
+#include "model/check/registry.hpp"
 #if defined(KVERIFY_ENGINE_DPOR)
-#include "model/dpor_runner.hpp"
+#include "model/runners/dpor.hpp"
 #else
-#include "model/runner.hpp"
+#include "model/runners/relacy.hpp"
 #endif
 
 namespace kverify::model {
