@@ -26,13 +26,36 @@ const char* to_string(mo o) {
     return "?";
 }
 
-const char* to_string(memory_model m) { return m == memory_model::rc11 ? "rc11" : "sc"; }
+const char* to_string(memory_model m) {
+    switch (m) {
+        case memory_model::rc11:
+            return "rc11";
+        case memory_model::sc:
+            return "sc";
+        case memory_model::lkmm:
+            return "lkmm";
+    }
+    return "?";
+}
+
+const char* to_string(lk k) {
+    static const char* const names[] = {
+        "automatic",         "once",          "acquire",         "release",
+        "mb",                "noreturn",      "lock",            "unlock",
+        "lock_fail",         "smp_mb",        "smp_rmb",         "smp_wmb",
+        "before_atomic",     "after_atomic",  "after_spinlock",  "after_unlock_lock",
+        "barrier"};
+    const unsigned i = unsigned(k);
+    return i < sizeof names / sizeof names[0] ? names[i] : "?";
+}
 
 bool parse_memory_model(const std::string& s, memory_model& out) {
     if (s == "rc11")
         out = memory_model::rc11;
     else if (s == "sc")
         out = memory_model::sc;
+    else if (s == "lkmm")
+        out = memory_model::lkmm;
     else
         return false;
     return true;
@@ -64,6 +87,13 @@ result explore(const program& prog, const options& opt) {
 namespace rt {
 using detail::current;
 unsigned thread() { return current->thread(); }
+dep_id last_event() { return current->last_event(); }
+void annotate_next(lk kind, const dep_id* addr, std::size_t n_addr, const dep_id* data,
+                   std::size_t n_data) {
+    current->annotate_next(kind, addr, n_addr, data, n_data);
+}
+void ctrl_begin(const dep_id* cond, std::size_t n) { current->ctrl_begin(cond, n); }
+void ctrl_end() { current->ctrl_end(); }
 bool tracing() { return current->tracing(); }
 void init_atomic(void* loc, unsigned width, value_t v, src_loc where) {
     current->init_atomic(loc, width, v, where);

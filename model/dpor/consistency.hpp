@@ -2,7 +2,8 @@
 // The memory models of the dpor engine, behind one interface: the explorer asks a model where a
 // new access may read or be placed in coherence, whether a backward revisit is consistent, and
 // whether a graph or a run is; it never decides that itself. A model sees the run only through
-// `execution` (execution.hpp) and the graph. One implementation per model: rc11.cpp, sc.cpp.
+// `execution` (execution.hpp) and the graph. One implementation per model: rc11.cpp, sc.cpp,
+// lkmm.cpp.
 // RMW atomicity is not a model's job: every model here requires it, and the explorer keeps it.
 #pragma once
 
@@ -43,6 +44,7 @@ public:
 
 std::unique_ptr<consistency> make_rc11();
 std::unique_ptr<consistency> make_sc();
+std::unique_ptr<consistency> make_lkmm();
 std::unique_ptr<consistency> make_consistency(memory_model m);
 
 }  // namespace kverify::dpor::detail

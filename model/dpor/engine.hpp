@@ -25,10 +25,33 @@ inline constexpr unsigned max_threads = 8;
 
 // Access and fence orders. `plain` is a non-atomic (race-checked) access.
 enum class mo : std::uint8_t { plain, relaxed, acquire, release, acq_rel, seq_cst };
-enum class memory_model : std::uint8_t { rc11, sc };
+// rc11: RC11 (the C11 model repaired); sc: sequential consistency; lkmm: the Linux kernel memory
+// model (tools/memory-model, lkmmv2), which reads the kernel primitive of every access (`lk`)
+// and the dependencies the program declares (rt::annotate_next, rt::ctrl_begin).
+enum class memory_model : std::uint8_t { rc11, sc, lkmm };
+
+// What an access or fence is in the LKMM's terms (linux-kernel.def). `automatic` derives it from
+// the C11 order: a relaxed access is ONCE, acquire and release are themselves, a seq_cst load or
+// store is ONCE between two smp_mb() (the kernel layer's own words), an RMW with seq_cst or the
+// kernel's try_cmpxchg is MB; a seq_cst fence is smp_mb, an acquire fence smp_rmb, a release
+// fence smp_wmb. The other models ignore it.
+enum class lk : std::uint8_t {
+    automatic,
+    once,       // READ_ONCE, WRITE_ONCE, the _relaxed RMWs
+    acquire,    // smp_load_acquire, the _acquire RMWs
+    release,    // smp_store_release, the _release RMWs
+    mb,         // a fully ordered RMW (xchg, cmpxchg, the value-returning atomics)
+    noreturn,   // an RMW that returns nothing (atomic_add, atomic_inc, ...)
+    lock,       // spin_lock (its cas: the read half is LKR, the write half LKW)
+    unlock,     // spin_unlock (UL)
+    lock_fail,  // a spin_trylock that fails (LF)
+    f_mb, f_rmb, f_wmb, f_before_atomic, f_after_atomic, f_after_spinlock, f_after_unlock_lock,
+    f_barrier,  // barrier(): the compiler's only
+};
 
 const char* to_string(mo o);
 const char* to_string(memory_model m);
+const char* to_string(lk k);
 bool parse_memory_model(const std::string& s, memory_model& out);
 
 using value_t = std::uint64_t;
@@ -93,6 +116,21 @@ namespace rt {
 
 // Index of the calling thread: 0 for the harness, 1..tasks for the tasks.
 unsigned thread();
+
+// ---- what the LKMM needs to know (memory_model::lkmm; the other models ignore it) ----
+// A read of the calling thread, named as a dependency: its index among the thread's events.
+using dep_id = std::uint32_t;
+// The event the calling thread's last access made (an RMW: its read half). Call it right after
+// the access whose value later code depends on.
+dep_id last_event();
+// The next access or fence of this thread is the kernel primitive `kind`, its address was
+// computed from the reads `addr` and (a write or RMW) its value from the reads `data`.
+void annotate_next(lk kind, const dep_id* addr = nullptr, std::size_t n_addr = 0,
+                   const dep_id* data = nullptr, std::size_t n_data = 0);
+// A control dependency: every event of this thread between ctrl_begin and the matching ctrl_end
+// (an if's then- and else-clauses; they nest) depends on the reads `cond`.
+void ctrl_begin(const dep_id* cond, std::size_t n);
+void ctrl_end();
 // True while the engine builds a trace (a violation's re-run): extra notes are wanted.
 bool tracing();
 

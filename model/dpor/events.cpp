@@ -229,7 +229,9 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
             event& e = ev(id);
             e.order = order;
             e.width = l.width;
+            annotate(e, false);
         }
+        check_annotation(ev(id), false);
         await_rf(ev(id).rf);
     } else {
         event e;
@@ -239,10 +241,13 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
         e.loc = a;
         e.where = where;
         e.stamp = g().next_stamp++;
+        annotate(e, false);
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
         add_read(e, id, model_->frontier(exec(), id, a, pre), [](std::size_t) { return true; });
     }
+    consume_annotation();
+    th_[cur_].last_access = id.i;
     exec_read(id);
     return ev(id).val;
 }
@@ -258,8 +263,12 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
             e.order = order;
             e.width = l.width;
             e.val = v & width_mask(l.width);
+            annotate(e, true);
             partial_co_insert(a, id);
         }
+        check_annotation(ev(id), true);
+        consume_annotation();
+        th_[cur_].last_access = id.i;
         exec_write(id);
         return;
     }
@@ -271,6 +280,9 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
     e.val = v & width_mask(l.width);
     e.where = where;
     e.stamp = g().next_stamp++;
+    annotate(e, true);
+    consume_annotation();
+    th_[cur_].last_access = id.i;
     hclock pre = th_[cur_].hb;
     pre.stamp(id);
     auto& list = g().co.at(a);
@@ -308,9 +320,11 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             e.width = l.width;
             e.arg = arg & width_mask(l.width);
             e.arg2 = arg2 & width_mask(l.width);
+            annotate(e, true);
         } else if (e.rmw != op) {
             internal_error("an RMW replays as another operation");
         }
+        check_annotation(e, true);
         await_rf(e.rf);
     } else {
         event e;
@@ -325,6 +339,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         e.arg2 = arg2 & width_mask(l.width);
         e.where = where;
         e.stamp = g().next_stamp++;
+        annotate(e, true);
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
         const std::size_t lo = model_->frontier(exec(), id, a, pre);
@@ -345,6 +360,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             return !(probe.rmw_succeeds() && k < lo_succ);
         });
     }
+    consume_annotation();
+    th_[cur_].last_access = id.i;
     exec_read(id);
     const event re = ev(id);
     ok = re.rmw_succeeds();
@@ -361,6 +378,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
                 we.loc = a;
                 we.val = re.rmw_result(re.val);
                 we.where = where;
+                we.prim = re.prim;
+                we.deps = re.deps;
                 partial_co_insert(a, wid);
             } else if (!we.is_write() || we.rmw != op) {
                 internal_error("an RMW's write half replays as something else");
@@ -378,6 +397,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             w.loc = a;
             w.val = re.rmw_result(re.val);
             w.where = where;
+            w.prim = re.prim;  // the halves share the primitive and the dependencies
+            w.deps = re.deps;
             w.stamp = g().next_stamp++;
             add_event(cur_, w);
             auto& list = g().co.at(a);
@@ -398,10 +419,14 @@ void explorer::fence(mo order, src_loc where) {
         e.order = order;
         e.where = where;
         e.stamp = g().next_stamp++;
+        annotate(e, false);
         add_event(cur_, e);
     } else if (g().partial) {
         ev(id).order = order;
+        annotate(ev(id), false);
     }
+    check_annotation(ev(id), false);
+    consume_annotation();
     exec_other(id);
 }
 
@@ -483,6 +508,76 @@ void explorer::fail(const char* cls, const std::string& msg, src_loc where) {
         if (tracing_) trace_text(std::string("violation: ") + cls + ": " + msg, where);
     }
     leave_fiber();
+}
+
+// ---- LKMM annotations ----
+
+void explorer::annotate_next(lk kind, const std::uint32_t* addr, std::size_t na,
+                             const std::uint32_t* data, std::size_t nd) {
+    thread_rt& x = th_[cur_];
+    x.pending_kind = kind;
+    x.pending_addr.assign(addr, addr + na);
+    x.pending_data.assign(data, data + nd);
+}
+
+void explorer::ctrl_begin(const std::uint32_t* cond, std::size_t n) {
+    th_[cur_].ctrl.emplace_back(cond, cond + n);
+}
+
+void explorer::ctrl_end() {
+    thread_rt& x = th_[cur_];
+    if (x.ctrl.empty()) internal_error("rt::ctrl_end without a matching ctrl_begin");
+    x.ctrl.pop_back();
+}
+
+namespace {
+// The dependencies a new event of thread x gets (sorted, without repeats), or false if none.
+bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
+    d.addr = x.pending_addr;
+    if (with_data) d.data = x.pending_data;
+    for (const auto& c : x.ctrl) d.ctrl.insert(d.ctrl.end(), c.begin(), c.end());
+    for (auto* v : {&d.addr, &d.data, &d.ctrl}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    return !d.addr.empty() || !d.data.empty() || !d.ctrl.empty();
+}
+}  // namespace
+
+void explorer::annotate(event& e, bool with_data) {
+    const thread_rt& x = th_[cur_];
+    e.prim = x.pending_kind;
+    if (opt_.model != memory_model::lkmm) return;  // only the LKMM reads dependencies
+    dep_rec d;
+    if (!collect_deps(x, with_data, d)) return;
+    g().deps.push_back(std::move(d));
+    e.deps = std::uint32_t(g().deps.size());
+}
+
+// A replayed event must carry the annotation it had when it was added: the LKMM's verdict on the
+// graph depends on it, so a program that declares other dependencies for the same event depends
+// on something outside the engine.
+void explorer::check_annotation(const event& e, bool with_data) {
+    const thread_rt& x = th_[cur_];
+    bool same = e.prim == x.pending_kind;
+    if (same && opt_.model == memory_model::lkmm) {
+        dep_rec d;
+        const bool any = collect_deps(x, with_data, d);
+        const dep_rec* have = g().deps_of(e);
+        same = any ? have && *have == d : have == nullptr;
+    }
+    if (!same)
+        internal_error(std::string("a replayed ") + (e.is_read() ? "read" : "event") + " at " +
+                       e.where.file + ":" + std::to_string(e.where.line) +
+                       " was annotated differently (kernel primitive or dependencies) than when "
+                       "it was added: does the program depend on state outside the engine?");
+}
+
+void explorer::consume_annotation() {
+    thread_rt& x = th_[cur_];
+    x.pending_kind = lk::automatic;
+    x.pending_addr.clear();
+    x.pending_data.clear();
 }
 
 }  // namespace kverify::dpor::detail

@@ -99,6 +99,12 @@ struct thread_rt {
     bool spun = false;  // a spin_iteration happened since the last write
     const char* block_reason = "";
     src_loc block_where{"", 0, ""};
+    // LKMM: the annotation of the next access or fence (rt::annotate_next), the enclosing control
+    // dependencies (rt::ctrl_begin), and the event the last access made (rt::last_event).
+    lk pending_kind = lk::automatic;
+    std::vector<std::uint32_t> pending_addr, pending_data;
+    std::vector<std::vector<std::uint32_t>> ctrl;
+    std::uint32_t last_access = 0;
     ucontext_t ctx{};
     char* stack = nullptr;
     char* arena = nullptr;

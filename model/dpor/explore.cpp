@@ -58,6 +58,8 @@ void explorer::complete_rmw(graph& gr, eid r) {
     w.val = re.rmw_result(re.val);
     w.stamp = gr.next_stamp++;
     w.where = re.where;
+    w.prim = re.prim;  // the halves share the primitive and the dependencies
+    w.deps = re.deps;
     const eid we{r.t, r.i + 1};
     gr.th[r.t].push_back(w);
     list.insert(nxt, we);

@@ -83,6 +83,12 @@ public:
     void note(const std::string& text, src_loc where);
     void* alloc(std::size_t bytes, src_loc where);
     void dealloc(void* p, src_loc where);
+    // LKMM annotations (engine.hpp: rt::annotate_next, rt::ctrl_begin, rt::last_event).
+    std::uint32_t last_event() const { return th_[cur_].last_access; }
+    void annotate_next(lk kind, const std::uint32_t* addr, std::size_t na,
+                       const std::uint32_t* data, std::size_t nd);
+    void ctrl_begin(const std::uint32_t* cond, std::size_t n);
+    void ctrl_end();
 
     static void fiber_entry();
 
@@ -118,6 +124,11 @@ private:
         if (opt_.after_event) opt_.after_event();
     }
     eid add_event(unsigned t, event e);
+    // The pending LKMM annotation of this thread onto a new event (write: with its data
+    // dependencies), or checked against a replayed one; consume_annotation() ends it.
+    void annotate(event& e, bool with_data);
+    void check_annotation(const event& e, bool with_data);
+    void consume_annotation();
     void partial_co_insert(std::uintptr_t a, eid w);
     loc_rt& loc_of(const void* p, src_loc where);
     void race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,

@@ -44,6 +44,8 @@ struct event {
                                   // write's prefix)
     bool full = false;            // halves of a fully ordered cas (seq_cst fences around it when
                                   // it succeeds, nothing when it fails)
+    lk prim = lk::automatic;      // the kernel primitive, for the LKMM
+    std::uint32_t deps = 0;       // its dependencies: graph::deps[deps - 1]; 0: none
     std::uint8_t width = 8;
     std::uint32_t stamp = 0;  // insertion order; increases along program order
     std::uintptr_t loc = 0;
@@ -88,8 +90,17 @@ struct event {
     }
 };
 
+// The dependencies of one event (LKMM): earlier reads of its own thread, by index.
+struct dep_rec {
+    std::vector<std::uint32_t> addr, data, ctrl;
+    friend bool operator==(const dep_rec& a, const dep_rec& b) {
+        return a.addr == b.addr && a.data == b.data && a.ctrl == b.ctrl;
+    }
+};
+
 struct graph {
     std::vector<std::vector<event>> th;                       // events per thread
+    std::vector<dep_rec> deps;  // event::deps points here (only filled under the LKMM)
     std::unordered_map<std::uintptr_t, std::vector<eid>> co;  // writes per location, in co order
     std::uint32_t next_stamp = 1;
     // Events of the harness (thread 0) before it spawned the tasks; the tasks start after the
@@ -99,6 +110,7 @@ struct graph {
     // (each write's place in coherence order is its `arg` until then).
     bool partial = false;
 
+    const dep_rec* deps_of(const event& e) const { return e.deps ? &deps[e.deps - 1] : nullptr; }
     event& at(eid e) { return th[e.t][e.i]; }
     const event& at(eid e) const { return th[e.t][e.i]; }
     std::size_t size() const {

@@ -186,7 +186,15 @@ public:
 std::unique_ptr<consistency> make_rc11() { return std::make_unique<rc11>(); }
 
 std::unique_ptr<consistency> make_consistency(memory_model m) {
-    return m == memory_model::sc ? make_sc() : make_rc11();
+    switch (m) {
+        case memory_model::sc:
+            return make_sc();
+        case memory_model::lkmm:
+            return make_lkmm();
+        case memory_model::rc11:
+            break;
+    }
+    return make_rc11();
 }
 
 }  // namespace kverify::dpor::detail

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Binary relations over the events of one graph, as bit matrices: the algebra the axiomatic
+// memory models are written in (union, intersection, difference, sequence, inverse, closures,
+// acyclicity). Events are numbered 0..n-1 by the model that builds them. Internal to model/dpor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kverify::dpor::detail {
+
+// A set of events.
+class evset {
+public:
+    explicit evset(std::size_t n = 0) : n_(n), w_((n + 63) / 64, 0) {}
+    std::size_t size() const { return n_; }
+    bool has(std::size_t i) const { return (w_[i >> 6] >> (i & 63)) & 1; }
+    void add(std::size_t i) { w_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+    evset operator|(const evset& o) const {
+        evset r = *this;
+        for (std::size_t k = 0; k < w_.size(); ++k) r.w_[k] |= o.w_[k];
+        return r;
+    }
+    evset operator&(const evset& o) const {
+        evset r = *this;
+        for (std::size_t k = 0; k < w_.size(); ++k) r.w_[k] &= o.w_[k];
+        return r;
+    }
+    evset operator-(const evset& o) const {
+        evset r = *this;
+        for (std::size_t k = 0; k < w_.size(); ++k) r.w_[k] &= ~o.w_[k];
+        return r;
+    }
+    bool empty() const {
+        for (std::uint64_t x : w_)
+            if (x) return false;
+        return true;
+    }
+    const std::vector<std::uint64_t>& words() const { return w_; }
+
+private:
+    std::size_t n_;
+    std::vector<std::uint64_t> w_;
+};
+
+class relation {
+public:
+    explicit relation(std::size_t n = 0) : n_(n), wpr_((n + 63) / 64), m_(n * wpr_, 0) {}
+    std::size_t size() const { return n_; }
+
+    bool has(std::size_t i, std::size_t j) const {
+        return (m_[i * wpr_ + (j >> 6)] >> (j & 63)) & 1;
+    }
+    void add(std::size_t i, std::size_t j) { m_[i * wpr_ + (j >> 6)] |= std::uint64_t{1} << (j & 63); }
+    bool empty() const {
+        for (std::uint64_t x : m_)
+            if (x) return false;
+        return true;
+    }
+
+    static relation identity(std::size_t n) {
+        relation r(n);
+        for (std::size_t i = 0; i < n; ++i) r.add(i, i);
+        return r;
+    }
+    // [S]: the identity on a set.
+    static relation id(const evset& s) {
+        relation r(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (s.has(i)) r.add(i, i);
+        return r;
+    }
+    // S * T: every pair of an element of s and one of t.
+    static relation cross(const evset& s, const evset& t) {
+        relation r(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (s.has(i))
+                for (std::size_t k = 0; k < r.wpr_; ++k) r.m_[i * r.wpr_ + k] = t.words()[k];
+        return r;
+    }
+
+    relation operator|(const relation& o) const {
+        relation r = *this;
+        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] |= o.m_[k];
+        return r;
+    }
+    relation& operator|=(const relation& o) {
+        for (std::size_t k = 0; k < m_.size(); ++k) m_[k] |= o.m_[k];
+        return *this;
+    }
+    relation operator&(const relation& o) const {
+        relation r = *this;
+        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] &= o.m_[k];
+        return r;
+    }
+    relation operator-(const relation& o) const {
+        relation r = *this;
+        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] &= ~o.m_[k];
+        return r;
+    }
+    // Sequence: (a, c) when (a, b) in this and (b, c) in o for some b.
+    relation seq(const relation& o) const {
+        relation r(n_);
+        for (std::size_t i = 0; i < n_; ++i) {
+            std::uint64_t* out = &r.m_[i * wpr_];
+            for (std::size_t kw = 0; kw < wpr_; ++kw) {
+                std::uint64_t bits = m_[i * wpr_ + kw];
+                while (bits) {
+                    const std::size_t b = kw * 64 + std::size_t(__builtin_ctzll(bits));
+                    bits &= bits - 1;
+                    const std::uint64_t* row = &o.m_[b * wpr_];
+                    for (std::size_t k = 0; k < wpr_; ++k) out[k] |= row[k];
+                }
+            }
+        }
+        return r;
+    }
+    relation inverse() const {
+        relation r(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+            for (std::size_t j = 0; j < n_; ++j)
+                if (has(i, j)) r.add(j, i);
+        return r;
+    }
+    // Restrictions [S]; r and r; [S].
+    relation from(const evset& s) const {
+        relation r = *this;
+        for (std::size_t i = 0; i < n_; ++i)
+            if (!s.has(i))
+                for (std::size_t k = 0; k < wpr_; ++k) r.m_[i * wpr_ + k] = 0;
+        return r;
+    }
+    relation to(const evset& s) const {
+        relation r = *this;
+        for (std::size_t i = 0; i < n_; ++i)
+            for (std::size_t k = 0; k < wpr_; ++k) r.m_[i * wpr_ + k] &= s.words()[k];
+        return r;
+    }
+    // r+ (Warshall on bit rows) and r*.
+    relation plus() const {
+        relation r = *this;
+        for (std::size_t k = 0; k < n_; ++k) {
+            const std::uint64_t* rowk = &r.m_[k * wpr_];
+            for (std::size_t i = 0; i < n_; ++i)
+                if (r.has(i, k)) {
+                    std::uint64_t* rowi = &r.m_[i * wpr_];
+                    for (std::size_t w = 0; w < wpr_; ++w) rowi[w] |= rowk[w];
+                }
+        }
+        return r;
+    }
+    relation star() const { return plus() | identity(n_); }
+    relation opt() const { return *this | identity(n_); }
+    bool irreflexive() const {
+        for (std::size_t i = 0; i < n_; ++i)
+            if (has(i, i)) return false;
+        return true;
+    }
+    // Acyclic: no cycle, by depth-first search on the edges (cheaper than a closure).
+    bool acyclic() const;
+    evset domain() const {
+        evset s(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+            for (std::size_t k = 0; k < wpr_; ++k)
+                if (m_[i * wpr_ + k]) {
+                    s.add(i);
+                    break;
+                }
+        return s;
+    }
+    evset range() const {
+        evset s(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+            for (std::size_t j = 0; j < n_; ++j)
+                if (has(i, j)) s.add(j);
+        return s;
+    }
+
+private:
+    std::size_t n_, wpr_;
+    std::vector<std::uint64_t> m_;
+};
+
+inline bool relation::acyclic() const {
+    // Iterative DFS with colours: 0 unseen, 1 on the stack, 2 done.
+    std::vector<std::uint8_t> colour(n_, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> stack;  // node, next successor to try
+    for (std::size_t s = 0; s < n_; ++s) {
+        if (colour[s]) continue;
+        stack.emplace_back(s, 0);
+        colour[s] = 1;
+        while (!stack.empty()) {
+            auto& [v, next] = stack.back();
+            std::size_t j = next;
+            while (j < n_ && !has(v, j)) ++j;
+            if (j == n_) {
+                colour[v] = 2;
+                stack.pop_back();
+                continue;
+            }
+            next = j + 1;
+            if (colour[j] == 1) return false;
+            if (colour[j] == 0) {
+                colour[j] = 1;
+                stack.emplace_back(j, 0);
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace kverify::dpor::detail
