@@ -59,7 +59,7 @@ TEST(LitmusParser, ReadsTheHeaderTheInitBlockAndTheThreads) {
     EXPECT_EQ(t.name, "syntax+all-forms");
     ASSERT_TRUE(t.result);
     EXPECT_EQ(*t.result, "Always");
-    EXPECT_EQ(t.result_pos.line, 4u);
+    EXPECT_EQ(t.result_pos.line, 6u);
     ASSERT_EQ(t.threads.size(), 3u);
     auto loc = [&](const std::string& n) -> const location& {
         for (const location& l : t.locations)
