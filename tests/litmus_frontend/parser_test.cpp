@@ -30,7 +30,8 @@ const char* const fixtures[] = {"sb.litmus",
                                 "atomics.litmus",
                                 "xor-unguessed.litmus",
                                 "trylock-filter.litmus",
-                                "syntax.litmus"};
+                                "syntax.litmus",
+                                "syntax-ext.litmus"};
 
 std::string outcome_of(const test& t) {
     const std::vector<rloc> obs = observed_rlocs(t);

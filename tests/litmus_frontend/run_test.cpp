@@ -80,7 +80,8 @@ TEST(LitmusRun, PrintsWhatHerdPrintsForEachFixture) {
                                  "atomics",
                                  "xor-unguessed",
                                  "trylock-filter",
-                                 "syntax"};
+                                 "syntax",
+                                 "syntax-ext"};
     for (const char* n : names) {
         for (const auto& [m, suffix] : {std::pair{rc11, ".rc11"}, std::pair{sc, ".sc"}}) {
             SCOPED_TRACE(std::string(n) + suffix);
