@@ -73,8 +73,9 @@ public:
     // xchg and the atomic_* RMWs: returns the value read; `operand` is what xchg writes or
     // what the operation combines with the value read.
     virtual value rmw(const op_info& op, rmw_op o, value operand) = 0;
-    // cmpxchg: returns the value read; writes `desired` when it equals `expected`. `expected`
-    // has the reads the expected value came from (herd7 orders the write half after them).
+    // cmpxchg: returns the value read; writes `desired` when it equals `expected`.
+    // `expected_deps` are the reads the expected value came from: herd7 makes them no addr,
+    // data or ctrl dependency; they are passed for a model that wants them.
     virtual value cmpxchg(const op_info& op, value expected, value desired,
                           const dep_set& expected_deps) = 0;
     virtual void fence(const op_info& op, fence_kind f) = 0;
