@@ -101,7 +101,8 @@ std::uint32_t tags_of(const event& e) {
     if (e.order == mo::plain) return t | t_plain;
     const bool rmw = e.rmw != rmw_op::none;
     switch (e.prim) {  // lock events are not RMW instructions' events (lock.cat)
-        case lk::lock:
+        case lk::lock:  // a failed attempt (trylock) reads without ordering: LF
+            if (e.is_read() && !e.rmw_succeeds()) return t | t_lf;
             return t | (e.is_read() ? t_lkr : t_lkw);
         case lk::unlock:
             return t | t_ul;

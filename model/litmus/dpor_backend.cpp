@@ -132,61 +132,147 @@ struct shared {
     std::optional<litmus_error> error;
 };
 
+// Under the LKMM the engine reads every event's kernel primitive and its dependencies instead
+// of the C11 orders: each call is annotated (rt::annotate_next), the then- and else-clauses of an
+// if become control scopes (rt::ctrl_begin/end), and the interpreter's event ids of reads are
+// translated into the engine's (rt::last_event).
+dpor::lk lk_of(access a) {
+    switch (a) {
+        case access::once:
+            return dpor::lk::once;
+        case access::acquire:
+            return dpor::lk::acquire;
+        case access::release:
+            return dpor::lk::release;
+        case access::mb:
+            return dpor::lk::mb;
+        case access::noreturn:
+            return dpor::lk::noreturn;
+        case access::plain:
+            break;
+    }
+    return dpor::lk::automatic;
+}
+
+dpor::lk lk_of(fence_kind f) {
+    switch (f) {
+        case fence_kind::mb:
+            return dpor::lk::f_mb;
+        case fence_kind::rmb:
+            return dpor::lk::f_rmb;
+        case fence_kind::wmb:
+            return dpor::lk::f_wmb;
+        case fence_kind::before_atomic:
+            return dpor::lk::f_before_atomic;
+        case fence_kind::after_atomic:
+            return dpor::lk::f_after_atomic;
+        case fence_kind::after_spinlock:
+            return dpor::lk::f_after_spinlock;
+        case fence_kind::after_unlock_lock:
+            return dpor::lk::f_after_unlock_lock;
+        case fence_kind::barrier:
+            return dpor::lk::f_barrier;
+    }
+    return dpor::lk::automatic;
+}
+
 class rt_backend final : public backend {
 public:
-    explicit rt_backend(shared& sh) : sh_(sh) {}
+    rt_backend(shared& sh, bool lkmm) : sh_(sh), lkmm_(lkmm) {}
 
     value load(const op_info& o) override {
         const mapping_row& r = row(prim_class::load, o.kind);
         check(r, o);
-        return decode(dpor::rt::load(sh_.mem.at(o.loc), r.order, where(o)), o);
+        annotate(lk_of(o.kind), o, false);
+        const value v = decode(dpor::rt::load(sh_.mem.at(o.loc), r.order, where(o)), o);
+        read_made(o);
+        return v;
     }
     void store(const op_info& o, value v) override {
         const mapping_row& r = row(prim_class::store, o.kind);
         check(r, o);
+        annotate(lk_of(o.kind), o, true);
         dpor::rt::store(sh_.mem.at(o.loc), sh_.mem.word(v), r.order, where(o));
     }
     value rmw(const op_info& o, rmw_op op, value operand) override {
         const mapping_row& r = row(prim_class::rmw, o.kind);
-        if (r.op == rt_op::rmw_fenced) dpor::rt::fence(mo::seq_cst, where(o));
+        // Under the LKMM a fully ordered RMW is one MB-tagged event pair (lkmmv2), no fences.
+        const bool fenced = r.op == rt_op::rmw_fenced && !lkmm_;
+        if (fenced) dpor::rt::fence(mo::seq_cst, where(o));
         const value old = rmw_once(o, op, operand, r.order);
-        if (r.op == rt_op::rmw_fenced) dpor::rt::fence(mo::seq_cst, where(o));
+        if (fenced) dpor::rt::fence(mo::seq_cst, where(o));
         return old;
     }
     value cmpxchg(const op_info& o, value expected, value desired, const dep_set&) override {
         const mapping_row& r = row(prim_class::cmpxchg, o.kind);
         value_t e = sh_.mem.word(expected);
+        annotate(lk_of(o.kind), o, true);
         if (r.op == rt_op::cas_full)
             dpor::rt::cas_fully_ordered(sh_.mem.at(o.loc), e, sh_.mem.word(desired), where(o));
         else
             dpor::rt::cas(sh_.mem.at(o.loc), e, sh_.mem.word(desired), r.order, mo::relaxed,
                           where(o));
+        read_made(o);
         return decode(e, o);  // the value read, on success as on failure
     }
     void fence(const op_info& o, fence_kind f) override {
         const mapping_row& r = row(prim_class::fence, access::mb, f);
-        if (r.op == rt_op::fence) dpor::rt::fence(r.order, where(o));
+        if (r.op != rt_op::fence && !lkmm_) return;
+        annotate(lk_of(f), o, false);
+        dpor::rt::fence(r.op == rt_op::fence ? r.order : mo::relaxed, where(o));
     }
     void lock(const op_info& o) override {
         if (!lock_cas(o, prim_class::lock)) dpor::rt::block("lock", where(o));
     }
     void unlock(const op_info& o) override {
+        annotate(dpor::lk::unlock, o, false);
         dpor::rt::store(sh_.mem.at(o.loc), 0, row(prim_class::unlock, access::once).order,
                         where(o));
     }
     bool trylock(const op_info& o) override { return lock_cas(o, prim_class::trylock); }
     bool is_locked(const op_info& o) override {
         const mapping_row& r = row(prim_class::is_locked, access::once);
-        return dpor::rt::load(sh_.mem.at(o.loc), r.order, where(o)) != 0;
+        annotate(dpor::lk::lock_fail, o, false);  // a read with no ordering (lock.cat: RL, RU)
+        const bool locked = dpor::rt::load(sh_.mem.at(o.loc), r.order, where(o)) != 0;
+        read_made(o);
+        return locked;
     }
-    void ctrl_begin(const dep_set&) override {}  // RC11 and SC have no dependencies
-    void ctrl_end() override {}
+    void ctrl_begin(const dep_set& cond) override {
+        if (!lkmm_) return;  // RC11 and SC have no dependencies
+        const std::vector<dpor::rt::dep_id> c = translate(cond);
+        dpor::rt::ctrl_begin(c.data(), c.size());
+    }
+    void ctrl_end() override {
+        if (lkmm_) dpor::rt::ctrl_end();
+    }
     [[noreturn]] void fail(src_pos p, const std::string& message) override {
         if (!sh_.error) sh_.error = litmus_error(p, message);
         dpor::rt::fail("litmus-error", message, src_loc(sh_.t.file.c_str(), p.line, "litmus"));
     }
 
 private:
+    // The engine's names for the reads of a dependency set (the interpreter's event ids).
+    std::vector<dpor::rt::dep_id> translate(const dep_set& d) const {
+        std::vector<dpor::rt::dep_id> out;
+        for (event_id e : d.ids()) {
+            if (e >= engine_id_.size() || engine_id_[e] == no_id)
+                throw std::logic_error("litmus: a dependency on an event that made no read");
+            out.push_back(engine_id_[e]);
+        }
+        return out;
+    }
+    void annotate(dpor::lk kind, const op_info& o, bool data) {
+        if (!lkmm_) return;
+        const std::vector<dpor::rt::dep_id> a = translate(o.addr);
+        const std::vector<dpor::rt::dep_id> d = data ? translate(o.data) : std::vector<dpor::rt::dep_id>{};
+        dpor::rt::annotate_next(kind, a.data(), a.size(), d.data(), d.size());
+    }
+    void read_made(const op_info& o) {
+        if (!lkmm_) return;
+        if (engine_id_.size() <= o.id) engine_id_.resize(o.id + 1, no_id);
+        engine_id_[o.id] = dpor::rt::last_event();
+    }
+
     src_loc where(const op_info& o) const {
         return src_loc(sh_.t.file.c_str(), o.where.line, "litmus");
     }
@@ -203,17 +289,26 @@ private:
     }
     bool lock_cas(const op_info& o, prim_class c) {
         value_t unlocked = 0;
-        return dpor::rt::cas(sh_.mem.at(o.loc), unlocked, 1, row(c, access::once).order,
-                             mo::relaxed, where(o));
+        annotate(dpor::lk::lock, o, false);
+        const bool ok = dpor::rt::cas(sh_.mem.at(o.loc), unlocked, 1, row(c, access::once).order,
+                                      mo::relaxed, where(o));
+        read_made(o);
+        return ok;
     }
     value rmw_once(const op_info& o, rmw_op op, value operand, mo order) {
         void* loc = sh_.mem.at(o.loc);
-        if (op == rmw_op::xchg)
-            return decode(dpor::rt::exchange(loc, sh_.mem.word(operand), order, where(o)), o);
+        annotate(lk_of(o.kind), o, true);
+        if (op == rmw_op::xchg) {
+            const value old =
+                decode(dpor::rt::exchange(loc, sh_.mem.word(operand), order, where(o)), o);
+            read_made(o);
+            return old;
+        }
         if (operand.is_ptr) fail(o.where, "arithmetic on a location's address");
         if (op == rmw_op::add || op == rmw_op::sub) {
             const std::int64_t delta = op == rmw_op::add ? operand.i : -std::int64_t(operand.i);
             const value old = decode(dpor::rt::fetch_add(loc, value_t(delta), order, where(o)), o);
+            read_made(o);
             if (old.is_ptr) fail(o.where, "arithmetic on a location's address");
             const std::int64_t sum = std::int64_t(old.i) + delta;
             if (sum != std::int64_t(std::int32_t(sum)))
@@ -232,10 +327,14 @@ private:
             if (!std::binary_search(g.begin(), g.end(), read)) sh_.missing.insert(read);
             dpor::rt::block("assume", where(o));
         }
+        read_made(o);
         return old;
     }
 
+    static constexpr dpor::rt::dep_id no_id = ~dpor::rt::dep_id{0};
     shared& sh_;
+    bool lkmm_;
+    std::vector<dpor::rt::dep_id> engine_id_;  // per interpreter event id: the engine's read
 };
 
 bool has_plain(const expr& e, src_pos& at) {
@@ -277,7 +376,7 @@ void collect_constants(const std::vector<stmt>& body, std::set<std::int32_t>& ou
 
 }  // namespace
 
-std::optional<litmus_error> dpor_unsupported(const test& t) {
+std::optional<litmus_error> dpor_unsupported(const test& t, dpor::memory_model m) {
     if (t.threads.size() + 1 > dpor::max_threads)
         return litmus_error(
             t.threads[dpor::max_threads - 1].pos,
@@ -286,15 +385,16 @@ std::optional<litmus_error> dpor_unsupported(const test& t) {
         src_pos at;
         if (has_plain(th.body, at))
             return litmus_error(at,
-                                "plain C accesses (*p) are not supported under RC11 or SC: "
-                                "mark them (READ_ONCE, WRITE_ONCE)");
+                                std::string("plain C accesses (*p) are not supported under ") +
+                                    (m == dpor::memory_model::lkmm ? "the LKMM yet" : "RC11 or SC") +
+                                    ": mark them (READ_ONCE, WRITE_ONCE)");
     }
     return std::nullopt;
 }
 
 run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
                        const dpor_run_options& opt) {
-    if (std::optional<litmus_error> e = dpor_unsupported(t)) {
+    if (std::optional<litmus_error> e = dpor_unsupported(t, opt.model)) {
         run_result r;
         r.error = e;
         return r;
@@ -312,7 +412,8 @@ run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
         sh.guesses.assign(guesses.begin(), guesses.end());
         sh.missing.clear();
         sh.error.reset();
-        std::vector<rt_backend> backends(t.threads.size(), rt_backend(sh));
+        const bool lkmm = opt.model == dpor::memory_model::lkmm;
+        std::vector<rt_backend> backends(t.threads.size(), rt_backend(sh, lkmm));
         std::vector<thread_state> states(t.threads.size());
         for (unsigned k = 0; k < t.threads.size(); ++k) states[k].reset(t.threads[k]);
         std::map<std::vector<value>, std::uint64_t,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A litmus test on the dpor engine under RC11 or SC: each thread Pn is a task that the
+// A litmus test on the dpor engine under RC11, SC or the LKMM: each thread Pn is a task that the
 // interpreter runs on a backend mapping the LKMM kinds onto dpor::rt with the project's
-// primitive mapping (the table in dpor_backend.cpp); the harness thread writes the initial
-// values and reads the final state. Dependencies are ignored: neither model has them.
+// primitive mapping (the table in dpor_backend.cpp) for RC11 and SC, and passing each call's
+// kernel primitive and dependencies to the engine under the LKMM; the harness thread writes the
+// initial values and reads the final state.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,7 @@ struct run_result {
 
 // Whether the RC11/SC mapping can run `t` at all (plain accesses, too many threads): the first
 // reason it cannot, as an error at its position.
-std::optional<litmus_error> dpor_unsupported(const test& t);
+std::optional<litmus_error> dpor_unsupported(const test& t, dpor::memory_model m);
 
 run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
                        const dpor_run_options& opt);
