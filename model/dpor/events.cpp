@@ -22,6 +22,11 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             e.where = where;
         } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
             static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+            if (opt_.model == memory_model::lkmm)
+                diverged(std::string("a ") + kinds[int(kind)] + " at " + where.file + ":" +
+                         std::to_string(where.line) + " where the graph has a " +
+                         kinds[int(e.kind)] + " at " + e.where.file + ":" +
+                         std::to_string(e.where.line));
             internal_error(
                 "the program did something else at event " + std::to_string(id.t) + "." +
                 std::to_string(id.i) + " than in the graph: a " + kinds[int(kind)] + " at " +
@@ -42,7 +47,9 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
 }
 
 void explorer::await_rf(eid w) {
-    if (is_done(w)) return;
+    // Under the LKMM a read may read a write that runs later (load buffering): it gets the
+    // value the graph gives it now, and the write is checked when it runs (exec_write).
+    if (is_done(w) || (opt_.model == memory_model::lkmm && !ev(w).refresh)) return;
     th_[cur_].state = ts::wait_rf;
     th_[cur_].waiting = w;
     suspend();
@@ -68,7 +75,7 @@ void explorer::exec_read(eid r) {
     thread_rt& x = th_[r.t];
     ev_rt& d = rt(r);
     const ev_rt& w = rt(e.rf);
-    if (g().partial) e.val = ev(e.rf).val;
+    if (g().partial || e.refresh) e.val = ev(e.rf).val;
     if (e.fenced()) {  // the seq_cst fence before a fully ordered cas that succeeds
         x.hb.join(x.acq_pending);
         x.rel_fence = x.hb;
@@ -269,6 +276,15 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
         check_annotation(ev(id), true);
         consume_annotation();
         th_[cur_].last_access = id.i;
+        if (ev(id).refresh) ev(id).val = v & width_mask(l.width);  // load buffering: new value
+        if ((v & width_mask(l.width)) != ev(id).val) {
+            const std::string what = "a store at " + std::string(where.file) + ":" +
+                                     std::to_string(where.line) + " writes " +
+                                     std::to_string(v & width_mask(l.width)) +
+                                     " where the graph has " + std::to_string(ev(id).val);
+            if (opt_.model == memory_model::lkmm) diverged(what);
+            internal_error(what + ": does the program depend on state outside the engine?");
+        }
         exec_write(id);
         return;
     }
@@ -384,6 +400,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             } else if (!we.is_write() || we.rmw != op) {
                 internal_error("an RMW's write half replays as something else");
             }
+            if (we.refresh) we.val = re.rmw_result(re.val);  // load buffering: new value
             th_[cur_].next = wid.i;
             exec_write(wid);
         } else {
@@ -578,6 +595,20 @@ void explorer::consume_annotation() {
     x.pending_kind = lk::automatic;
     x.pending_addr.clear();
     x.pending_data.clear();
+}
+
+// Under the LKMM a replay may go another way than the graph it replays: a read took a value before
+// the write it reads had run (load buffering), and some event the revisit kept depends on that
+// read in a way the program did not declare (a dependency through untracked state, or control
+// flow). The graph is not one the program produces; the engine cannot tell which execution was
+// meant, so the search is marked incomplete (inconclusive, never a pass).
+void explorer::diverged(const std::string& what) {
+    res_.complete = false;
+    if (res_.incomplete_reason.empty())
+        res_.incomplete_reason = "load buffering: the replay of a revisited graph diverged (" +
+                                 what + "): a dependency the program did not declare?";
+    discard_ = true;
+    leave_fiber();
 }
 
 }  // namespace kverify::dpor::detail

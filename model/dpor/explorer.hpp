@@ -41,6 +41,8 @@ struct item {
     std::uint32_t choice = 0;
     std::vector<std::uint32_t> keep;     // bwd: per-thread prefix kept
     std::vector<std::uint32_t> wprefix;  // bwd: per-thread length of the write's porf prefix
+    std::vector<eid> frozen;   // bwd under the LKMM: the reads frozen (w's dependency prefix)
+    std::vector<eid> refresh;  // bwd under the LKMM: kept events whose value follows the read
 };
 
 struct context {
@@ -102,6 +104,10 @@ private:
     void finish_execution();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
+    vclock graph_porf(eid e) const;
+    bool load_buffering_ok(eid r, eid w, const std::vector<std::uint32_t>& keep,
+                           std::vector<eid>& refresh);
+    std::vector<eid> dependency_prefix(eid w) const;
     void complete_rmw(graph& gr, eid r);
     void report(const std::string& cls, const std::string& msg, src_loc where);
 
@@ -135,6 +141,7 @@ private:
                     src_loc where);
     void tick(src_loc where);
     [[noreturn]] void internal_error(const std::string& msg);
+    [[noreturn]] void diverged(const std::string& what);
     std::string thread_dump(unsigned t) const;
 
     // ----- traces and replay strings (trace.cpp) -----

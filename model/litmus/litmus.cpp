@@ -94,13 +94,6 @@ int run_file(const std::string& file, const litmus_options& opt, std::ostream& o
 
 int litmus_main(const std::vector<std::string>& files, const litmus_options& opt, std::ostream& out,
                 std::ostream& err) {
-    if (opt.model == litmus_model::lkmm) {
-        // The engine's LKMM mode has the axioms but does not explore load buffering yet: an
-        // observation from it could say Never where the LKMM says Sometimes.
-        err << "kverify litmus: --model lkmm is not available yet (the dpor engine's LKMM mode "
-               "does not explore load buffering); use --model rc11 or --model sc\n";
-        return 2;
-    }
     if (files.empty()) {
         err << "kverify litmus: no litmus file given\n";
         return 2;

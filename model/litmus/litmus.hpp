@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `kverify litmus`: run C litmus tests (the Linux kernel's format) on the dpor engine and print
-// what herd7 prints for each. The memory model is a backend switch: rc11 and sc today, on the
-// project's primitive mapping; lkmm once the engine has it (until then it is refused).
+// what herd7 prints for each. The memory model is a backend switch: lkmm (the engine's LKMM mode,
+// with the primitives and dependencies as herd7 has them), rc11 and sc (on the project's
+// primitive mapping).
 //
 // Exit status: 0 every file ran (and, with judge, every observation is its Result line's);
 // 1 a judged observation differs; 2 a file is unreadable, malformed or uses what is not

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The engine's LKMM mode on the project's litmus corpus (tests/lkmm): for every test, the final
 // states, the witness counts (executions) and the Observation equal what herd7 printed
-// (tests/lkmm/EXPECTED.tsv, recorded with herd7 at development time). The tests that need load
-// buffering, which the engine does not explore yet, are listed: each must still differ, so the
-// list shrinks as soon as the engine finds their outcome.
+// (tests/lkmm/EXPECTED.tsv, recorded with herd7 at development time), load buffering included.
+// The one test whose load buffering the engine cannot replay yet must end inconclusive (listed,
+// so that the list shrinks when it can), and the tests with plain accesses are refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,17 +89,10 @@ std::vector<std::string> states_of(const std::string& text) {
     return out;
 }
 
-// Load buffering: the engine does not build po | rf cycles yet (model/dpor/README.md).
-const std::set<std::string> load_buffering_pending = {
-    "lb.litmus",
-    "lb+const+acquire.litmus",
-    "lb+ctrl+once.litmus",
-    "lb+ctrl-after-if+ctrl.litmus",
-    "lb+ctrl-other-reg+ctrl.litmus",
-    "lb+data+once.litmus",
-    "lb+data-overwritten+acquire.litmus",
-    "wwc.litmus",
-};
+// Load buffering where the revisited read's thread takes another branch before the write that
+// the cycle runs through: the engine's replay cannot re-execute a branch in the middle of a kept
+// thread yet, and says so (inconclusive, never an observation).
+const std::set<std::string> inconclusive_expected = {"lb+ctrl-after-if+ctrl.litmus"};
 
 bool uses_plain(const test& t) {
     return dpor_unsupported(t, dpor::memory_model::lkmm).has_value();
@@ -108,7 +101,7 @@ bool uses_plain(const test& t) {
 TEST(LitmusLkmm, CorpusAgreesWithHerd7) {
     const std::vector<expected_row> rows = read_expected();
     ASSERT_GE(rows.size(), 150u);
-    unsigned equal = 0, plain = 0, pending = 0;
+    unsigned equal = 0, plain = 0, inconclusive = 0;
     for (const expected_row& r : rows) {
         SCOPED_TRACE(r.file);
         const test t =
@@ -122,22 +115,24 @@ TEST(LitmusLkmm, CorpusAgreesWithHerd7) {
         const std::vector<rloc> observed = observed_rlocs(t);
         const run_result run = run_on_dpor(t, observed, o);
         ASSERT_FALSE(run.error) << run.error->what();
-        ASSERT_TRUE(run.complete);
+        if (inconclusive_expected.count(r.file)) {
+            ++inconclusive;
+            EXPECT_FALSE(run.complete) << "now complete: take it off the list";
+            EXPECT_NE(run.incomplete_reason.find("load buffering"), std::string::npos)
+                << run.incomplete_reason;
+            continue;
+        }
+        ASSERT_TRUE(run.complete) << run.incomplete_reason;
         const outcome got = herd_report(t, observed, run.finals);
         const auto w = witnesses_of(got.text);
         const bool same = got.observation == r.observation && w.first == r.positive &&
                           w.second == r.negative && states_of(got.text) == r.states;
-        if (load_buffering_pending.count(r.file)) {
-            ++pending;
-            EXPECT_FALSE(same) << "found its load-buffering outcome: take it off the list";
-            continue;
-        }
         EXPECT_TRUE(same) << "herd7: " << r.observation << " " << r.positive << " " << r.negative
                           << "\nours:\n"
                           << got.text;
         equal += same;
     }
-    EXPECT_EQ(equal + plain + pending, rows.size());
+    EXPECT_EQ(equal + plain + inconclusive, rows.size());
     EXPECT_EQ(plain, 16u);  // plain accesses: refused with their position (dpor_unsupported)
 }
 
