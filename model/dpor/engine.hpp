@@ -82,6 +82,10 @@ struct options {
     // Stop at the first violation of this class; others are not reported (the SC re-check of
     // a violation found under RC11). Empty: see all_violations.
     std::string stop_class;
+    // Called once for every complete execution counted, after the program's teardown ran for it
+    // (a program that keeps its own statistics counts there, not in teardown: under the LKMM a
+    // run may reach an execution already counted, and it is then not counted again). Optional.
+    std::function<void()> on_complete;
     // Called every thousand executions (progress display). Optional.
     std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
     // Replay exactly the execution a violation's `replay` string describes, and nothing else.

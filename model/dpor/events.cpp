@@ -14,6 +14,12 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
     thread_rt& x = th_[cur_];
     tick(where);
     const eid id{std::uint16_t(cur_), x.next};
+    if (id.i < g().th[cur_].size() && ev(id).kind == ek::hole) {
+        // LKMM: a place the program fills anew, now (events before it are replayed, events
+        // after it wait for it): a new event, added here with its alternatives.
+        replay = false;
+        return id;
+    }
     if (id.i < g().th[cur_].size()) {
         event& e = ev(id);
         if (g().partial) {
@@ -21,7 +27,7 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             e.loc = loc;
             e.where = where;
         } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
-            static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+            static const char* const kinds[] = {"read", "write", "fence", "choice", "block", "hole"};
             if (opt_.model == memory_model::lkmm)
                 diverged(std::string("a ") + kinds[int(kind)] + " at " + where.file + ":" +
                          std::to_string(where.line) + " where the graph has a " +
@@ -49,7 +55,7 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
 void explorer::await_rf(eid w) {
     // Under the LKMM a read may read a write that runs later (load buffering): it gets the
     // value the graph gives it now, and the write is checked when it runs (exec_write).
-    if (is_done(w) || (opt_.model == memory_model::lkmm && !ev(w).refresh)) return;
+    if (is_done(w) || opt_.model == memory_model::lkmm) return;
     th_[cur_].state = ts::wait_rf;
     th_[cur_].waiting = w;
     suspend();
@@ -65,9 +71,26 @@ void explorer::partial_co_insert(std::uintptr_t a, eid w) {
 }
 
 eid explorer::add_event(unsigned t, event e) {
+    const std::uint32_t pos = th_[t].next;
+    if (pos < g().th[t].size()) {  // a hole (LKMM): filled in place, then checked
+        if (g().th[t][pos].kind != ek::hole) internal_error("a new event over an existing one");
+        g().th[t][pos] = e;
+        rt_[t][pos] = ev_rt{};
+        check_fill_ = true;
+        return eid{std::uint16_t(t), pos};
+    }
     g().th[t].push_back(e);
     rt_[t].push_back(ev_rt{});
     return eid{std::uint16_t(t), std::uint32_t(g().th[t].size() - 1)};
+}
+
+// Its revisits now, or (a hole filled during a replay, when the rest of the graph has not run
+// yet) when the replay is done.
+void explorer::revisits_of_new(eid w) {
+    if (replaying_)
+        post_replay_writes_.push_back(w);
+    else
+        calc_revisits(w);
 }
 
 void explorer::exec_read(eid r) {
@@ -75,7 +98,7 @@ void explorer::exec_read(eid r) {
     thread_rt& x = th_[r.t];
     ev_rt& d = rt(r);
     const ev_rt& w = rt(e.rf);
-    if (g().partial || e.refresh) e.val = ev(e.rf).val;
+    if (g().partial) e.val = ev(e.rf).val;
     if (e.fenced()) {  // the seq_cst fence before a fully ordered cas that succeeds
         x.hb.join(x.acq_pending);
         x.rel_fence = x.hb;
@@ -276,7 +299,6 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
         check_annotation(ev(id), true);
         consume_annotation();
         th_[cur_].last_access = id.i;
-        if (ev(id).refresh) ev(id).val = v & width_mask(l.width);  // load buffering: new value
         if ((v & width_mask(l.width)) != ev(id).val) {
             const std::string what = "a store at " + std::string(where.file) + ":" +
                                      std::to_string(where.line) + " writes " +
@@ -317,7 +339,7 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
     add_event(cur_, e);
     g().co.at(a).push_back(id);
     exec_write(id);
-    calc_revisits(id);
+    revisits_of_new(id);
 }
 
 value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, mo fail_order,
@@ -326,6 +348,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     bool replay;
     const eid id = next_event(ek::read, a, where, replay);
+    const bool filled_read = !replay && id.i < g().th[cur_].size();  // into a hole (LKMM)
     if (replay) {
         event& e = ev(id);
         if (g().partial) {
@@ -383,7 +406,10 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
     ok = re.rmw_succeeds();
     if (ok) {
         const eid wid{std::uint16_t(cur_), id.i + 1};
-        if (wid.i < g().th[cur_].size()) {
+        if (wid.i < g().th[cur_].size() && ev(wid).kind != ek::hole) {
+            if (filled_read && opt_.model == memory_model::lkmm)
+                diverged("an RMW filled into a hole before a kept event has no place for its "
+                         "write half");
             event& we = ev(wid);
             if (g().partial) {
                 we.kind = ek::write;
@@ -400,11 +426,11 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             } else if (!we.is_write() || we.rmw != op) {
                 internal_error("an RMW's write half replays as something else");
             }
-            if (we.refresh) we.val = re.rmw_result(re.val);  // load buffering: new value
             th_[cur_].next = wid.i;
             exec_write(wid);
         } else {
-            if (replaying_) internal_error("an RMW's write half is missing from the graph");
+            if (replaying_ && !filled_read)
+                internal_error("an RMW's write half is missing from the graph");
             event w;
             w.kind = ek::write;
             w.order = order;
@@ -421,7 +447,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             auto& list = g().co.at(a);
             list.insert(std::find(list.begin(), list.end(), re.rf) + 1, wid);
             exec_write(wid);
-            calc_revisits(wid);
+            revisits_of_new(wid);
         }
     }
     return re.val;

@@ -5,6 +5,7 @@
 // maximality condition makes every graph come from one place. Consistency is the memory model's.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "model/dpor/explorer.hpp"
@@ -46,8 +47,6 @@ result explorer::run() {
 void explorer::complete_rmw(graph& gr, eid r) {
     event& re = gr.at(r);
     if (!re.rmw_succeeds()) return;
-    auto& list = gr.co.at(re.loc);
-    const auto nxt = std::find(list.begin(), list.end(), re.rf) + 1;
     event w;
     w.kind = ek::write;
     w.order = re.order;
@@ -61,14 +60,29 @@ void explorer::complete_rmw(graph& gr, eid r) {
     w.prim = re.prim;  // the halves share the primitive and the dependencies
     w.deps = re.deps;
     const eid we{r.t, r.i + 1};
-    gr.th[r.t].push_back(w);
-    list.insert(nxt, we);
+    if (we.i < gr.th[r.t].size()) {
+        // LKMM (lb.cpp): the place after it is a hole, or (a cas a backward revisit made
+        // succeed in the middle of its thread) the events after it move up one.
+        if (gr.th[r.t][we.i].kind == ek::hole)
+            gr.th[r.t][we.i] = w;
+        else
+            gr.insert_event(r.t, we.i, w);
+    } else {
+        gr.th[r.t].push_back(w);
+    }
+    auto& list = gr.co.at(re.loc);
+    list.insert(std::find(list.begin(), list.end(), gr.at(r).rf) + 1, we);
     post_replay_writes_.push_back(we);
 }
 
 void explorer::apply(std::size_t ci, item it) {
     post_replay_writes_.clear();
     graph& gr = stack_[ci].g;
+    if (opt_.model == memory_model::lkmm) {  // holes and load buffering: lb.cpp
+        ci = apply_lkmm(ci, std::move(it));
+        after_apply(ci);
+        return;
+    }
     switch (it.kind) {
         case item::fwd_read: {
             gr.cut_to_stamp(it.stamp);
@@ -109,26 +123,16 @@ void explorer::apply(std::size_t ci, item it) {
             r.ipr = false;
             // The write's prefix is frozen from here on: its reads are never revisited again in
             // this branch (the graphs that would give are explored from the parent).
-            if (it.frozen.empty()) {
-                for (unsigned t = 0; t < ng.th.size(); ++t)
-                    for (std::uint32_t i = 0; i < it.wprefix[t] && i < ng.th[t].size(); ++i)
-                        ng.th[t][i].revisitable = false;
-            } else {
-                for (eid x : it.frozen)
-                    if (x.i < ng.th[x.t].size()) ng.th[x.t][x.i].revisitable = false;
-            }
-            for (eid x : it.refresh) ng.at(x).refresh = true;
+            for (unsigned t = 0; t < ng.th.size(); ++t)
+                for (std::uint32_t i = 0; i < it.wprefix[t] && i < ng.th[t].size(); ++i)
+                    ng.th[t][i].revisitable = false;
             // A kept read whose write was deleted can only be the last event of its thread
             // (what follows it was added later): it reads the newest write, as if added now.
             for (unsigned t = 0; t < ng.th.size(); ++t)
                 for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
                     event& e = ng.th[t][i];
                     if (!e.is_read() || e.rf.i < ng.th[e.rf.t].size()) continue;
-                    // Under the LKMM a read may keep events after it that do not depend on it
-                    // (load buffering): then it too reads the newest write, unless it is an RMW
-                    // (its write half would change).
-                    if (i + 1 != ng.th[t].size() &&
-                        (opt_.model != memory_model::lkmm || e.rmw != rmw_op::none))
+                    if (i + 1 != ng.th[t].size())
                         internal_error("a kept read lost its write in the middle of a thread");
                     e.rf = ng.co_max(e.loc);
                     e.val = ng.at(e.rf).val;
@@ -142,6 +146,10 @@ void explorer::apply(std::size_t ci, item it) {
             break;
         }
     }
+    after_apply(ci);
+}
+
+void explorer::after_apply(std::size_t ci) {
     if (consistent_before_run(stack_[ci].g)) {
         run_execution(ci);
         return;
@@ -278,6 +286,7 @@ void explorer::run_execution(std::size_t ci) {
 }
 
 void explorer::reset_execution() {
+    check_fill_ = false;
     th_.assign(nthreads_, thread_rt{});
     for (unsigned t = 0; t < nthreads_; ++t) {
         th_[t].stack = stacks_[t].get();
@@ -306,8 +315,6 @@ void explorer::reset_execution() {
 void explorer::end_of_replay() {
     replaying_ = false;
     g().partial = false;
-    for (auto& t : g().th)  // the values a load-buffering revisit refreshed are recomputed
-        for (event& x : t) x.refresh = false;
     if (!model_->run_consistent(exec(), true)) {
         discard_ = true;
         leave_fiber();
@@ -319,6 +326,9 @@ void explorer::end_of_replay() {
 
 void explorer::finish_execution() {
     if (discard_) return;
+    // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
+    // each execution counts once.
+    if (opt_.model == memory_model::lkmm && !seen_graphs_.insert(g().canonical()).second) return;
     if (violated_) {
         report(viol_cls_, viol_msg_, viol_where_);
         return;
@@ -335,6 +345,7 @@ void explorer::finish_execution() {
                 return;
             }
         ++res_.executions;
+        if (opt_.on_complete) opt_.on_complete();
         if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
     } else {
         // A thread blocked on reads of the newest values can never be woken, since every other
@@ -430,28 +441,22 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
 // causal prefix, reads w consistently, and whose deletions are maximal extensions gives a
 // backward revisit (see README: TruSt's condition that makes every graph come from one place).
 void explorer::calc_revisits(eid w) {
+    if (opt_.model == memory_model::lkmm) {  // load buffering: lb.cpp
+        lkmm_revisits(w);
+        return;
+    }
     const event& we = ev(w);
     if (we.init) return;
     const loc_rt& l = locs_.at(we.loc);
-    const bool lkmm = opt_.model == memory_model::lkmm;
-    // Under the LKMM the run's clocks do not follow a read to a write that has not run yet
-    // (load buffering): w's porf prefix comes from the graph.
-    const vclock pw = lkmm ? graph_porf(w) : rt(w).porf;
+    const vclock& pw = rt(w).porf;
     std::vector<eid> readers = l.readers;
-    std::vector<eid> refresh;
     for (eid r : readers) {
+        if (pw.covers(r)) continue;  // in w's prefix (w's own RMW read half included)
         const event& re = ev(r);
         if (!re.revisitable) continue;
-        refresh.clear();
         std::vector<std::uint32_t> keep(nthreads_);
         for (unsigned t = 0; t < nthreads_; ++t)
             keep[t] = std::max(g().prefix_len(t, re.stamp), pw.c[t]);
-        if (pw.covers(r)) {  // r in w's prefix (w's own RMW read half included)
-            // RC11 and SC: never (po | rf is acyclic). The LKMM: load buffering, when neither w
-            // nor anything kept with it depends on r (its value, address or existence).
-            if (!lkmm || (w.t == r.t && w.i == r.i + 1)) continue;
-            if (!load_buffering_ok(r, w, keep, refresh)) continue;
-        }
         // Atomicity: w itself may be an RMW write half placed after a write another RMW reads
         // (see complete_rmw); a revisit is consistent only if it deletes one of the two.
         if (we.rmw != rmw_op::none) {
@@ -477,125 +482,8 @@ void explorer::calc_revisits(eid w) {
         it.w = w;
         it.keep = std::move(keep);
         it.wprefix.assign(pw.c.begin(), pw.c.begin() + nthreads_);
-        if (lkmm) {
-            it.frozen = dependency_prefix(w);
-            it.refresh = refresh;
-        }
         stack_[ci_].work.push_back(std::move(it));
     }
-}
-
-// The porf prefix of event e from the graph alone: per thread the length of the prefix that
-// reaches e through po, rf, spawn and join.
-vclock explorer::graph_porf(eid e) const {
-    const graph& gr = g();
-    vclock c;
-    c.c[e.t] = e.i + 1;
-    for (bool changed = true; changed;) {
-        changed = false;
-        auto need = [&](unsigned t, std::uint32_t len) {
-            if (c.c[t] < len) {
-                c.c[t] = len;
-                changed = true;
-            }
-        };
-        for (unsigned t = 0; t < nthreads_; ++t) {
-            const std::uint32_t len = std::min<std::uint32_t>(c.c[t], gr.th[t].size());
-            for (std::uint32_t i = 0; i < len; ++i) {
-                const event& x = gr.th[t][i];
-                if (x.is_read() && x.rf.valid()) need(x.rf.t, x.rf.i + 1);
-            }
-            if (len == 0 || gr.spawn_at == UINT32_MAX) continue;
-            if (t != 0) need(0, gr.spawn_at);
-            if (t == 0 && len > gr.spawn_at)
-                for (unsigned u = 1; u < nthreads_; ++u) need(u, std::uint32_t(gr.th[u].size()));
-        }
-    }
-    return c;
-}
-
-// Load buffering (LKMM): read r is in the porf prefix of write w, which would read it. The
-// revisit keeps the events of r's thread that come after r and are in w's prefix, and the
-// replay gives r its new value before w has run. Which events change with r's value follows
-// from the dependencies the program declared: an event whose address or existence depends on r
-// (an address or control dependency, a read of such an event, a cas whose success may flip)
-// would be another event, one whose value only depends on r (a data dependency, a read of such
-// a value, an add's write half) is the same event with a new value. The revisit is taken if w
-// depends on r in neither way (else it would justify its own value) and no kept event changes
-// shape; the kept events whose value follows r are returned in `refresh`: the replay recomputes
-// them (a read of one waits for it). An event whose change the program did not declare makes
-// the replay diverge (diverged: the search is then incomplete, never a pass).
-bool explorer::load_buffering_ok(eid r, eid w, const std::vector<std::uint32_t>& keep,
-                                 std::vector<eid>& refresh) {
-    const graph& gr = g();
-    constexpr char none = 0, value = 1, shape = 2;
-    std::vector<std::vector<char>> dep(nthreads_);
-    for (unsigned t = 0; t < nthreads_; ++t) dep[t].assign(gr.th[t].size(), none);
-    dep[r.t][r.i] = value;  // r itself: the same read, with a new value
-    auto of = [&](eid x) { return x.valid() && x.i < dep[x.t].size() ? dep[x.t][x.i] : none; };
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (unsigned t = 0; t < nthreads_; ++t)
-            for (std::uint32_t i = 0; i < gr.th[t].size(); ++i) {
-                if (dep[t][i] == shape || (t == r.t && i == r.i)) continue;
-                const event& x = gr.th[t][i];
-                char d = none;
-                if (x.is_read()) d = of(x.rf);  // reads the same write: its value or its shape
-                if (x.is_write() && x.rmw != rmw_op::none && i > 0 && dep[t][i - 1] != none) {
-                    // A cas may now fail (or succeed): its write half changes shape.
-                    d = std::max<char>(d, x.rmw == rmw_op::cas ? shape : dep[t][i - 1]);
-                }
-                if (const dep_rec* dr = gr.deps_of(x)) {
-                    for (std::uint32_t k : dr->data)
-                        if (k < i && dep[t][k] != none) d = std::max<char>(d, value);
-                    for (const auto* v : {&dr->addr, &dr->ctrl})
-                        for (std::uint32_t k : *v)
-                            if (k < i && dep[t][k] != none) d = shape;
-                }
-                if (d > dep[t][i]) {
-                    dep[t][i] = d;
-                    changed = true;
-                }
-            }
-    }
-    if (of(w) != none) return false;  // w depends on r: it would justify its own value
-    refresh.clear();
-    for (unsigned t = 0; t < nthreads_; ++t)
-        for (std::uint32_t i = 0; i < keep[t] && i < gr.th[t].size(); ++i) {
-            if (dep[t][i] == none || (t == r.t && i == r.i)) continue;
-            if (dep[t][i] == shape) return false;
-            refresh.push_back(eid{std::uint16_t(t), i});
-        }
-    return true;
-}
-
-// The reads w's existence and value depend on (LKMM): backwards from w through dependencies,
-// reads-from and RMW pairs. They are frozen by a backward revisit of w: the other graphs they
-// could give are explored from the parent. The rest of w's porf prefix stays revisitable, since
-// under load buffering it may later read a write that only the revisit makes exist.
-std::vector<eid> explorer::dependency_prefix(eid w) const {
-    const graph& gr = g();
-    std::vector<std::vector<char>> in(nthreads_);
-    for (unsigned t = 0; t < nthreads_; ++t) in[t].assign(gr.th[t].size(), 0);
-    std::vector<eid> work{w}, out;
-    in[w.t][w.i] = 1;
-    auto add = [&](eid x) {
-        if (!x.valid() || x.i >= in[x.t].size() || in[x.t][x.i]) return;
-        in[x.t][x.i] = 1;
-        work.push_back(x);
-    };
-    while (!work.empty()) {
-        const eid x = work.back();
-        work.pop_back();
-        out.push_back(x);
-        const event& e = gr.at(x);
-        if (e.is_read()) add(e.rf);
-        if (e.is_write() && e.rmw != rmw_op::none && x.i > 0) add(eid{x.t, x.i - 1});
-        if (const dep_rec* d = gr.deps_of(e))
-            for (const auto* v : {&d->addr, &d->data, &d->ctrl})
-                for (std::uint32_t k : *v) add(eid{x.t, k});
-    }
-    return out;
 }
 
 bool explorer::maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const {

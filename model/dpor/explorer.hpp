@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,8 +42,10 @@ struct item {
     std::uint32_t choice = 0;
     std::vector<std::uint32_t> keep;     // bwd: per-thread prefix kept
     std::vector<std::uint32_t> wprefix;  // bwd: per-thread length of the write's porf prefix
-    std::vector<eid> frozen;   // bwd under the LKMM: the reads frozen (w's dependency prefix)
-    std::vector<eid> refresh;  // bwd under the LKMM: kept events whose value follows the read
+    // bwd under the LKMM: the events kept (per thread, per event; the others before a kept one
+    // become holes) and the reads frozen (w's dependency prefix)
+    std::vector<std::vector<char>> keepset;
+    std::vector<eid> frozen;
 };
 
 struct context {
@@ -104,10 +107,15 @@ private:
     void finish_execution();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
+    void after_apply(std::size_t ci);
+    // ----- the LKMM's exploration: holes and load buffering (lb.cpp) -----
     vclock graph_porf(eid e) const;
-    bool load_buffering_ok(eid r, eid w, const std::vector<std::uint32_t>& keep,
-                           std::vector<eid>& refresh);
-    std::vector<eid> dependency_prefix(eid w) const;
+    std::vector<std::vector<char>> dependency_prefix(eid w) const;
+    void lkmm_revisits(eid w);
+    bool maximal_extension_set(eid r, eid w, const std::vector<std::vector<char>>& keep) const;
+    std::size_t apply_lkmm(std::size_t ci, item it);
+    void close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r) const;
+    bool filled_hole_consistent();
     void complete_rmw(graph& gr, eid r);
     void report(const std::string& cls, const std::string& msg, src_loc where);
 
@@ -126,9 +134,17 @@ private:
     void exec_write(eid w);
     void exec_other(eid e);
     void replayed_one() {
+        if (check_fill_) {  // LKMM: a hole was filled; the graph must still be consistent
+            check_fill_ = false;
+            if (!filled_hole_consistent()) {
+                discard_ = true;
+                leave_fiber();
+            }
+        }
         if (replaying_ && --replay_left_ == 0) end_of_replay();
         if (opt_.after_event) opt_.after_event();
     }
+    void revisits_of_new(eid w);
     eid add_event(unsigned t, event e);
     // The pending LKMM annotation of this thread onto a new event (write: with its data
     // dependencies), or checked against a replayed one; consume_annotation() ends it.
@@ -186,6 +202,7 @@ private:
     bool replaying_ = false;
     bool violated_ = false;
     bool discard_ = false;  // the graph turned out inconsistent, or the run was cut
+    bool check_fill_ = false;  // LKMM: a hole was just filled
     std::uint32_t events_ = 0;
     std::size_t replay_left_ = 0;  // graph events not yet run in this run
     std::uint32_t tick_ = 0;
@@ -194,6 +211,7 @@ private:
     std::string viol_cls_, viol_msg_;
     src_loc viol_where_{"", 0, ""};
     std::map<std::string, bool> seen_classes_;
+    std::unordered_set<std::string> seen_graphs_;  // LKMM: complete graphs counted so far
 
     bool tracing_ = false;
     std::string trace_;

@@ -82,6 +82,18 @@ void explorer::schedule() {
             }
         }
         if (pick < 0) {
+            if (replaying_ && opt_.model == memory_model::lkmm) {
+                // A load-buffering revisit's graph that the program does not produce: a thread
+                // ended or blocked before the events the graph keeps for it (events.cpp,
+                // diverged).
+                res_.complete = false;
+                if (res_.incomplete_reason.empty())
+                    res_.incomplete_reason =
+                        "load buffering: the replay of a revisited graph ended before its kept "
+                        "events: a dependency the program did not declare?";
+                discard_ = true;
+                return;
+            }
             if (replaying_)
                 internal_error(
                     "the run stopped before the end of the graph (the program does not "
@@ -109,7 +121,7 @@ void explorer::schedule() {
 
 // The events of thread t as the graph has them (for internal error messages).
 std::string explorer::thread_dump(unsigned t) const {
-    static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+    static const char* const kinds[] = {"read", "write", "fence", "choice", "block", "hole"};
     std::string s = "\nthread " + std::to_string(t) + " in the graph:";
     for (std::uint32_t i = 0; i < g().th[t].size(); ++i) {
         const event& e = g().th[t][i];

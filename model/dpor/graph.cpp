@@ -45,6 +45,95 @@ void graph::cut_to_prefix(const std::vector<std::uint32_t>& keep) {
     }
 }
 
+void graph::repoint_lost_reads() {
+    for (auto& t : th)
+        for (event& e : t)
+            if (e.is_read() && (e.rf.i >= th[e.rf.t].size() || at(e.rf).kind == ek::hole)) {
+                e.rf = co_max(e.loc);
+                e.val = at(e.rf).val;
+            }
+}
+
+void graph::cut_to_keep(const std::vector<std::vector<char>>& keep) {
+    for (unsigned t = 0; t < th.size(); ++t) {
+        std::size_t last = 0;  // one past the last kept event
+        for (std::size_t i = 0; i < th[t].size(); ++i)
+            if (i < keep[t].size() && keep[t][i] && th[t][i].kind != ek::hole) last = i + 1;
+        th[t].resize(last);
+        for (std::size_t i = 0; i < last; ++i)
+            if (!keep[t][i] && th[t][i].kind != ek::hole) {
+                event h;
+                h.kind = ek::hole;
+                h.stamp = UINT32_MAX;  // never kept by a stamp
+                h.where = th[t][i].where;
+                h.rmw = th[t][i].is_write() ? th[t][i].rmw : rmw_op::none;  // an RMW's write half
+                th[t][i] = h;
+            }
+    }
+    if (!th.empty() && spawn_at != UINT32_MAX && th[0].size() < spawn_at) spawn_at = UINT32_MAX;
+    for (auto it = co.begin(); it != co.end();) {
+        auto& list = it->second;
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](eid w) {
+                                      return w.i >= th[w.t].size() || at(w).kind == ek::hole;
+                                  }),
+                   list.end());
+        if (list.empty())
+            it = co.erase(it);
+        else
+            ++it;
+    }
+}
+
+void graph::cut_to_stamp_holes(std::uint32_t s) {
+    std::vector<std::vector<char>> keep(th.size());
+    for (unsigned t = 0; t < th.size(); ++t) {
+        keep[t].resize(th[t].size());
+        for (std::size_t i = 0; i < th[t].size(); ++i)
+            keep[t][i] = th[t][i].kind != ek::hole && th[t][i].stamp <= s;
+    }
+    cut_to_keep(keep);
+    next_stamp = s + 1;
+}
+
+namespace {
+// Moves the references to events of thread t at places >= i by delta (+1 or -1).
+void shift_refs(graph& g, unsigned t, std::uint32_t i, int delta) {
+    auto fix = [&](eid& x) {
+        if (x.valid() && x.t == t && x.i >= i) x.i = std::uint32_t(int(x.i) + delta);
+    };
+    for (auto& th : g.th)
+        for (event& e : th)
+            if (e.is_read()) fix(e.rf);
+    for (auto& kv : g.co)
+        for (eid& w : kv.second) fix(w);
+    std::vector<char> seen(g.deps.size(), 0);
+    for (event& e : g.th[t])
+        if (e.deps && !seen[e.deps - 1]) {
+            seen[e.deps - 1] = 1;
+            dep_rec& d = g.deps[e.deps - 1];
+            for (auto* v : {&d.addr, &d.data, &d.ctrl})
+                for (std::uint32_t& k : *v)
+                    if (k >= i) k = std::uint32_t(int(k) + delta);
+        }
+    if (t == 0 && g.spawn_at != UINT32_MAX && g.spawn_at >= i)
+        g.spawn_at = std::uint32_t(int(g.spawn_at) + delta);
+}
+}  // namespace
+
+void graph::insert_event(unsigned t, std::uint32_t i, const event& e) {
+    shift_refs(*this, t, i, +1);
+    th[t].insert(th[t].begin() + i, e);
+}
+
+void graph::erase_event(unsigned t, std::uint32_t i) {
+    for (auto& kv : co)  // the event itself leaves coherence
+        kv.second.erase(std::remove(kv.second.begin(), kv.second.end(), eid{std::uint16_t(t), i}),
+                        kv.second.end());
+    th[t].erase(th[t].begin() + i);
+    shift_refs(*this, t, i + 1, -1);
+}
+
 void graph::cut_to_stamp(std::uint32_t s) {
     std::vector<std::uint32_t> keep(th.size());
     for (unsigned t = 0; t < th.size(); ++t) keep[t] = prefix_len(t, s);
@@ -87,6 +176,9 @@ std::string graph::canonical() const {
                     break;
                 case ek::block:
                     std::snprintf(buf, sizeof buf, " B");
+                    break;
+                case ek::hole:
+                    std::snprintf(buf, sizeof buf, " H");
                     break;
             }
             s += buf;

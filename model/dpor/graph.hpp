@@ -23,7 +23,9 @@ struct eid {
     friend constexpr bool operator!=(eid a, eid b) noexcept { return !(a == b); }
 };
 
-enum class ek : std::uint8_t { read, write, fence, choice, block };
+// hole (LKMM only): a place in a thread whose event the next run of the program produces anew
+// (a load-buffering revisit keeps later events of that thread); it is in no relation.
+enum class ek : std::uint8_t { read, write, fence, choice, block, hole };
 enum class rmw_op : std::uint8_t { none, cas, add, xchg };
 
 constexpr bool is_acquire(mo o) { return o == mo::acquire || o == mo::acq_rel || o == mo::seq_cst; }
@@ -44,8 +46,6 @@ struct event {
                                   // write's prefix)
     bool full = false;            // halves of a fully ordered cas (seq_cst fences around it when
                                   // it succeeds, nothing when it fails)
-    bool refresh = false;         // LKMM: kept by a load-buffering revisit, its value follows a
-                                  // read that changed: recomputed by the next replay
     lk prim = lk::automatic;      // the kernel primitive, for the LKMM
     std::uint32_t deps = 0;       // its dependencies: graph::deps[deps - 1]; 0: none
     std::uint8_t width = 8;
@@ -129,6 +129,19 @@ struct graph {
     void cut_to_stamp(std::uint32_t s);
     // Keeps the first keep[t] events of every thread t.
     void cut_to_prefix(const std::vector<std::uint32_t>& keep);
+    // A read whose write was cut away reads the newest write of its location instead (what a
+    // backward revisit does with it, explorer::apply): for checking a revisited graph.
+    void repoint_lost_reads();
+    // LKMM: keeps the events keep[t][i] of every thread; an event not kept but before a kept one
+    // of its thread becomes a hole, the others are deleted (stamps need not grow along program
+    // order there: a hole filled later sits before older events).
+    void cut_to_keep(const std::vector<std::vector<char>>& keep);
+    // LKMM: the events with stamp <= s (and no hole), as cut_to_keep keeps them.
+    void cut_to_stamp_holes(std::uint32_t s);
+    // LKMM: puts e at place i of thread t, or removes the event there; the events after it move
+    // by one, and every reference to them (reads-from, coherence, dependencies) follows.
+    void insert_event(unsigned t, std::uint32_t i, const event& e);
+    void erase_event(unsigned t, std::uint32_t i);
     // Number of events of thread t with stamp <= s (a prefix, stamps grow along program order).
     std::uint32_t prefix_len(unsigned t, std::uint32_t s) const;
     // Canonical text: events per thread with reads-from, then coherence per location, locations

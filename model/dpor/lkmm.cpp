@@ -195,10 +195,14 @@ bool lkmm_consistent(const graph& g) {
     for (std::size_t k = 0; k < n; ++k) {
         const event& e = at(k);
         if (e.is_read()) {
-            rf.add(num(e.rf), k);
+            // (A graph being checked for a revisit may hold a read whose write half, or whose
+            // write, the revisit is about to place: only what is there counts.)
+            if (e.rf.valid() && e.rf.i < g.th[e.rf.t].size() && num(e.rf) != frame::npos)
+                rf.add(num(e.rf), k);
             if (e.rmw != rmw_op::none && e.rmw_succeeds()) {
                 const eid w{f.ids[k].t, f.ids[k].i + 1};
-                if (w.i < g.th[w.t].size()) rmw.add(k, num(w));
+                if (w.i < g.th[w.t].size() && g.at(w).is_write() && g.at(w).rmw != rmw_op::none)
+                    rmw.add(k, num(w));
             }
         }
     }
@@ -339,6 +343,7 @@ public:
                             const std::vector<std::uint32_t>& keep) const override {
         graph ng = x.g;
         ng.cut_to_prefix(keep);
+        ng.repoint_lost_reads();
         ng.at(r).rf = w;
         ng.at(r).val = x.g.at(w).val;
         return lkmm_consistent(ng);

@@ -126,6 +126,7 @@ public:
                             const std::vector<std::uint32_t>& keep) const override {
         graph ng = x.g;
         ng.cut_to_prefix(keep);
+        ng.repoint_lost_reads();
         ng.at(r).rf = w;
         ng.at(r).val = x.g.at(w).val;
         return sc_acyclic(ng);

@@ -76,6 +76,9 @@ void explorer::trace_event(eid id) {
         case ek::block:
             s << "blocked (" << e.reason << ")";
             break;
+        case ek::hole:
+            s << "hole";
+            break;
     }
     trace_no_[{id.t, id.i}] = trace_n_ + 1;
     trace_text(s.str(), e.where);
@@ -105,6 +108,9 @@ std::string explorer::encode_replay(const graph& gr) const {
                     break;
                 case ek::block:
                     s += "b";
+                    break;
+                case ek::hole:
+                    s += "h";
                     break;
             }
         }
@@ -155,6 +161,10 @@ bool explorer::decode_replay(const std::string& s, graph& gr) const {
                     break;
                 case 'b':
                     e.kind = ek::block;
+                    break;
+                case 'h':
+                    e.kind = ek::hole;
+                    e.stamp = UINT32_MAX;
                     break;
                 default:
                     return false;

@@ -447,13 +447,13 @@ run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
                 if (!sh.mem.decode(w, final_state[k]))
                     backends[0].fail(r.pos, "a final value wider than herd7's 32-bit int");
             }
-            ++finals[final_state];
         };
         dpor::options o;
         o.model = opt.model;
         o.max_executions = opt.max_executions;
         o.budget_s = opt.budget_s;
         o.all_violations = true;  // a deadlock is an execution that does not exist; go on
+        o.on_complete = [&] { ++finals[final_state]; };  // each execution once
         o.trace = false;
         const dpor::result res = dpor::explore(prog, o);
 

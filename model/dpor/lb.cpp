@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The exploration under the LKMM (model/dpor/README.md, Load buffering). The LKMM allows a read
+// to read a write that follows it through program order and reads-from (load buffering), as long
+// as the write does not depend on the read. So a backward revisit of read r by write w keeps,
+// besides the events added before r, w's porf prefix only where it matters: the events w depends
+// on (its dependency prefix: through the dependencies the program declared, reads-from and RMW
+// pairs) stay as they are; the other events of r's thread after r, and every event that depends
+// on one that changes, become holes: places the next run fills anew, with their alternatives,
+// as the program produces them (events.cpp). A replay that goes another way than the kept events
+// (an undeclared dependency, a branch taken differently before a kept event) marks the search
+// incomplete (events.cpp, diverged). Complete executions are counted once each (by their
+// canonical text): holes may reach a graph along two paths.
+#include <algorithm>
+
+#include "model/dpor/explorer.hpp"
+#include "model/dpor/lkmm.hpp"
+
+namespace kverify::dpor::detail {
+
+// The porf prefix of event e from the graph alone (the run's clocks do not follow a read to a
+// write that has not run yet): per thread the length of the prefix that reaches e through po,
+// rf, spawn and join.
+vclock explorer::graph_porf(eid e) const {
+    const graph& gr = g();
+    vclock c;
+    c.c[e.t] = e.i + 1;
+    for (bool changed = true; changed;) {
+        changed = false;
+        auto need = [&](unsigned t, std::uint32_t len) {
+            if (c.c[t] < len) {
+                c.c[t] = len;
+                changed = true;
+            }
+        };
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            const std::uint32_t len = std::min<std::uint32_t>(c.c[t], gr.th[t].size());
+            for (std::uint32_t i = 0; i < len; ++i) {
+                const event& x = gr.th[t][i];
+                if (x.is_read() && x.rf.valid()) need(x.rf.t, x.rf.i + 1);
+            }
+            if (len == 0 || gr.spawn_at == UINT32_MAX) continue;
+            if (t != 0) need(0, gr.spawn_at);
+            if (t == 0 && len > gr.spawn_at)
+                for (unsigned u = 1; u < nthreads_; ++u) need(u, std::uint32_t(gr.th[u].size()));
+        }
+    }
+    return c;
+}
+
+// The events w's existence, location and value depend on: backwards from w through the declared
+// dependencies, reads-from and RMW pairs (and w itself).
+std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
+    const graph& gr = g();
+    std::vector<std::vector<char>> in(nthreads_);
+    for (unsigned t = 0; t < nthreads_; ++t) in[t].assign(gr.th[t].size(), 0);
+    std::vector<eid> work{w};
+    in[w.t][w.i] = 1;
+    auto add = [&](eid x) {
+        if (!x.valid() || x.i >= in[x.t].size() || in[x.t][x.i]) return;
+        in[x.t][x.i] = 1;
+        work.push_back(x);
+    };
+    while (!work.empty()) {
+        const eid x = work.back();
+        work.pop_back();
+        const event& e = gr.at(x);
+        if (e.is_read()) add(e.rf);
+        if (e.is_write() && e.rmw != rmw_op::none && x.i > 0) add(eid{x.t, x.i - 1});
+        if (const dep_rec* d = gr.deps_of(e))
+            for (const auto* v : {&d->addr, &d->data, &d->ctrl})
+                for (std::uint32_t k : *v) add(eid{x.t, k});
+    }
+    return in;
+}
+
+// Removes from `keep` what cannot stay once r reads another write: what depends on a removed
+// event (a declared dependency, an RMW's other half, a read of a removed write; after a cas
+// run anew, the rest of its thread). A read whose
+// write is gone and that is the last kept event of its thread stays: it reads the newest write,
+// as TruSt has it (explorer::apply).
+void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r) const {
+    auto kept = [&](eid x) {
+        return x.valid() && x.i < keep[x.t].size() && keep[x.t][x.i] &&
+               gr.at(x).kind != ek::hole;
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            std::uint32_t last = 0;
+            for (std::uint32_t i = 0; i < keep[t].size(); ++i)
+                if (keep[t][i]) last = i + 1;
+            for (std::uint32_t i = 0; i < keep[t].size(); ++i) {
+                if (!keep[t][i] || (t == r.t && i == r.i)) continue;
+                const event& x = gr.th[t][i];
+                bool drop = x.kind == ek::hole;
+                if (x.is_read() && !kept(x.rf) && i + 1 != last) drop = true;
+                if (x.is_write() && x.rmw != rmw_op::none && i > 0 && !keep[t][i - 1]) drop = true;
+                if (x.is_read() && x.rmw != rmw_op::none && x.rmw_succeeds() &&
+                    i + 1 < keep[t].size() && !keep[t][i + 1])
+                    drop = true;
+                if (const dep_rec* d = gr.deps_of(x))
+                    for (const auto* v : {&d->addr, &d->data, &d->ctrl})
+                        for (std::uint32_t k : *v)
+                            if (k < keep[t].size() && !keep[t][k]) drop = true;
+                if (drop) {
+                    keep[t][i] = 0;
+                    changed = true;
+                    // A cas run anew may succeed or fail: what follows it in its thread would
+                    // move (its write half comes or goes), so it is run anew too.
+                    if (x.is_read() && x.rmw == rmw_op::cas)
+                        for (std::uint32_t k = i + 1; k < keep[t].size(); ++k) keep[t][k] = 0;
+                }
+            }
+        }
+    }
+}
+
+bool explorer::maximal_extension_set(eid r, eid w,
+                                     const std::vector<std::vector<char>>& keep) const {
+    auto kept = [&](eid e) { return e.i < keep[e.t].size() && keep[e.t][e.i]; };
+    const event& we = ev(w);
+    if (we.rmw == rmw_op::none) {
+        const eid s = g().co_next(w);
+        if (s.valid() && !kept(s)) return false;  // w's place must survive the deletion
+    }
+    auto check = [&](eid x) {
+        const event& e = ev(x);
+        if (e.kind == ek::hole) return true;
+        if (!e.added_max) return false;
+        if (e.is_access()) {
+            const eid wr = e.is_read() ? e.rf : x;
+            const auto& list = g().co.at(e.loc);
+            for (std::size_t k = g().co_index(wr) + 1; k < list.size(); ++k)
+                if (list[k] != w && kept(list[k])) return false;
+        }
+        if (e.is_read() && !e.ipr && !kept(e.rf) && ev(e.rf).stamp > e.stamp) return false;
+        return true;
+    };
+    if (!check(r)) return false;
+    for (unsigned t = 0; t < nthreads_; ++t)
+        for (std::uint32_t i = 0; i < g().th[t].size(); ++i)
+            if (!kept(eid{std::uint16_t(t), i}) && !check(eid{std::uint16_t(t), i}))
+                return false;
+    return true;
+}
+
+void explorer::lkmm_revisits(eid w) {
+    const event& we = ev(w);
+    if (we.init) return;
+    const loc_rt& l = locs_.at(we.loc);
+    const graph& gr = g();
+    const vclock pw = graph_porf(w);
+    const std::vector<std::vector<char>> dprefix = dependency_prefix(w);
+    std::vector<eid> readers = l.readers;
+    for (eid r : readers) {
+        if (r.t == w.t && r.i + 1 == w.i && we.rmw != rmw_op::none) continue;  // w's own read
+        const event& re = ev(r);
+        if (!re.revisitable || re.kind != ek::read) continue;
+        // A read added after w (a hole filled later in the same run) had w among its choices.
+        if (re.stamp > we.stamp) continue;
+        if (dprefix[r.t][r.i]) continue;  // w depends on r: it would justify its own value
+        // Kept: what was added before r, and w's porf prefix; but of r's thread after r only
+        // what w depends on; then what depends on nothing removed.
+        std::vector<std::vector<char>> keep(nthreads_);
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            keep[t].assign(gr.th[t].size(), 0);
+            for (std::uint32_t i = 0; i < gr.th[t].size(); ++i) {
+                const event& x = gr.th[t][i];
+                if (x.kind == ek::hole) continue;
+                keep[t][i] = x.stamp <= re.stamp || i < pw.c[t];
+                // Of r's thread, what was added after r is run anew unless w depends on it.
+                if (t == r.t && i > r.i && x.stamp > re.stamp && !dprefix[t][i]) keep[t][i] = 0;
+            }
+        }
+        keep[r.t][r.i] = 1;
+        graph& mg = stack_[ci_].g;
+        close_keep(mg, keep, r);
+        if (!keep[w.t][w.i]) continue;  // w itself depends on what changes
+        // Atomicity: w itself may be an RMW write half placed after a write another RMW reads
+        // (see complete_rmw); a revisit is consistent only if it deletes one of the two.
+        if (we.rmw != rmw_op::none) {
+            const eid wr = ev(eid{w.t, w.i - 1}).rf;
+            bool clash = false;
+            for (unsigned t = 0; t < nthreads_; ++t)
+                for (std::uint32_t i = 1; i < gr.th[t].size(); ++i) {
+                    const event& x = gr.th[t][i];
+                    const eid xe{std::uint16_t(t), i};
+                    if (xe == w || !x.is_write() || x.rmw == rmw_op::none || !keep[t][i]) continue;
+                    if (gr.th[t][i - 1].rf == wr && !(xe.t == r.t && xe.i - 1 == r.i))
+                        clash = true;
+                }
+            if (clash) continue;
+        }
+        if (!maximal_extension_set(r, w, keep)) continue;
+        graph ng = gr;
+        ng.cut_to_keep(keep);
+        ng.repoint_lost_reads();
+        ng.at(r).rf = w;
+        ng.at(r).val = we.val;
+        if (!lkmm_consistent(ng)) continue;
+        item it;
+        it.kind = item::bwd;
+        it.stamp = we.stamp;
+        it.e = r;
+        it.w = w;
+        it.keepset = std::move(keep);
+        for (unsigned t = 0; t < nthreads_; ++t)
+            for (std::uint32_t i = 0; i < gr.th[t].size(); ++i)
+                if (dprefix[t][i]) it.frozen.push_back(eid{std::uint16_t(t), i});
+        stack_[ci_].work.push_back(std::move(it));
+    }
+}
+
+// An alternative under the LKMM: the cuts keep holes where later events stay; a backward
+// revisit builds its graph from the item's keep set. Returns the context to run.
+std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
+    graph& gr = stack_[ci].g;
+    gr.cut_to_stamp_holes(it.stamp);
+    auto lost = [](const graph& x) {
+        for (const auto& t : x.th)
+            for (const event& e : t)
+                if (e.is_read() && (e.rf.i >= x.th[e.rf.t].size() || x.at(e.rf).kind == ek::hole))
+                    return true;
+        return false;
+    };
+    switch (it.kind) {
+        case item::fwd_read: {
+            if (lost(gr)) internal_error("a forward alternative cut away a write a read kept");
+            event& r = gr.at(it.e);
+            r.rf = it.w;
+            r.val = gr.at(it.w).val;
+            r.added_max = false;
+            r.ipr = false;
+            complete_rmw(gr, it.e);
+            return ci;
+        }
+        case item::fwd_choice: {
+            if (lost(gr)) internal_error("a forward alternative cut away a write a read kept");
+            event& c = gr.at(it.e);
+            c.val = it.choice;
+            c.added_max = false;
+            return ci;
+        }
+        case item::fwd_co: {
+            if (lost(gr)) internal_error("a forward alternative cut away a write a read kept");
+            auto& list = gr.co.at(gr.at(it.e).loc);
+            list.erase(std::find(list.begin(), list.end(), it.e));
+            list.insert(std::find(list.begin(), list.end(), it.w) + 1, it.e);
+            gr.at(it.e).added_max = false;
+            post_replay_writes_.push_back(it.e);
+            return ci;
+        }
+        case item::bwd:
+            break;
+    }
+    context nc;
+    nc.g = gr;
+    graph& ng = nc.g;
+    std::vector<std::vector<char>> keep = it.keepset;
+    for (unsigned t = 0; t < nthreads_; ++t) keep[t].resize(ng.th[t].size(), 0);
+    close_keep(ng, keep, it.e);
+    if (!keep[it.w.t][it.w.i] || !keep[it.e.t][it.e.i])
+        internal_error("a backward revisit's write or read is gone when it is applied");
+    ng.cut_to_keep(keep);
+    event& r = ng.at(it.e);
+    r.rf = it.w;
+    r.val = ng.at(it.w).val;
+    r.added_max = ng.co_max(r.loc) == it.w;
+    r.ipr = false;
+    // What the write depends on is frozen: the graphs where those reads read otherwise come
+    // from the parent. The rest of its prefix stays revisitable (load buffering may let it
+    // read a write only this revisit makes exist).
+    for (eid x : it.frozen)
+        if (x.i < ng.th[x.t].size()) ng.th[x.t][x.i].revisitable = false;
+    // A kept read whose write is gone is the last kept event of its thread (close_keep): it
+    // reads the newest write, as if added now.
+    for (unsigned t = 0; t < ng.th.size(); ++t)
+        for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
+            event& e = ng.th[t][i];
+            if (!e.is_read() || (e.rf.i < ng.th[e.rf.t].size() && ng.at(e.rf).kind != ek::hole))
+                continue;
+            e.rf = ng.co_max(e.loc);
+            e.val = ng.at(e.rf).val;
+            e.added_max = true;
+            e.ipr = ng.at(e.rf).stamp > e.stamp;
+            complete_rmw(ng, eid{std::uint16_t(t), i});
+        }
+    // Its write half: at the end, into the hole after it, or (a cas that now succeeds in the
+    // middle of its thread) inserted; a cas that now fails loses the hole of its old one.
+    const eid nx{it.e.t, it.e.i + 1};
+    if (!r.rmw_succeeds() && r.rmw == rmw_op::cas && nx.i < ng.th[nx.t].size() &&
+        ng.at(nx).kind == ek::hole && ng.at(nx).rmw != rmw_op::none)
+        ng.erase_event(nx.t, nx.i);
+    complete_rmw(ng, it.e);
+    stack_.push_back(std::move(nc));
+    return stack_.size() - 1;
+}
+
+// After a hole was filled: the graph must still be consistent (a hole is not at the end of its
+// thread, so the new event, unlike one added at the end, may close a cycle).
+bool explorer::filled_hole_consistent() { return lkmm_consistent(g()); }
+
+}  // namespace kverify::dpor::detail
