@@ -105,6 +105,7 @@ struct result {
     std::uint64_t executions = 0;   // complete consistent executions
     std::uint64_t blocked = 0;      // executions cut short by a failed assume (spin, lock, wait)
     std::uint64_t replays = 0;      // program runs (one per explored alternative)
+    std::uint64_t unproducible = 0;  // LKMM: load-buffering graphs no run of the program produces
     bool complete = true;           // the whole space was explored
     std::string incomplete_reason;  // when !complete
     std::vector<violation> violations;

@@ -30,9 +30,10 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             static const char* const kinds[] = {"read", "write", "fence", "choice", "block", "hole"};
             if (opt_.model == memory_model::lkmm)
                 diverged(std::string("a ") + kinds[int(kind)] + " at " + where.file + ":" +
-                         std::to_string(where.line) + " where the graph has a " +
-                         kinds[int(e.kind)] + " at " + e.where.file + ":" +
-                         std::to_string(e.where.line));
+                             std::to_string(where.line) + " where the graph has a " +
+                             kinds[int(e.kind)] + " at " + e.where.file + ":" +
+                             std::to_string(e.where.line),
+                         id);
             internal_error(
                 "the program did something else at event " + std::to_string(id.t) + "." +
                 std::to_string(id.i) + " than in the graph: a " + kinds[int(kind)] + " at " +
@@ -304,7 +305,7 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
                                      std::to_string(where.line) + " writes " +
                                      std::to_string(v & width_mask(l.width)) +
                                      " where the graph has " + std::to_string(ev(id).val);
-            if (opt_.model == memory_model::lkmm) diverged(what);
+            if (opt_.model == memory_model::lkmm) diverged(what, id);
             internal_error(what + ": does the program depend on state outside the engine?");
         }
         exec_write(id);
@@ -409,7 +410,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         if (wid.i < g().th[cur_].size() && ev(wid).kind != ek::hole) {
             if (filled_read && opt_.model == memory_model::lkmm)
                 diverged("an RMW filled into a hole before a kept event has no place for its "
-                         "write half");
+                         "write half",
+                         wid);
             event& we = ev(wid);
             if (g().partial) {
                 we.kind = ek::write;
@@ -624,15 +626,22 @@ void explorer::consume_annotation() {
 }
 
 // Under the LKMM a replay may go another way than the graph it replays: a read took a value before
-// the write it reads had run (load buffering), and some event the revisit kept depends on that
-// read in a way the program did not declare (a dependency through untracked state, or control
-// flow). The graph is not one the program produces; the engine cannot tell which execution was
-// meant, so the search is marked incomplete (inconclusive, never a pass).
-void explorer::diverged(const std::string& what) {
-    res_.complete = false;
-    if (res_.incomplete_reason.empty())
-        res_.incomplete_reason = "load buffering: the replay of a revisited graph diverged (" +
-                                 what + "): a dependency the program did not declare?";
+// the write it reads had run (load buffering), and an event kept by the revisit came out
+// otherwise. If that event depends on the read (speculative), the graph is one no run produces:
+// dropped and counted. If not, the program depends on the read in a way it did not declare (a
+// dependency through untracked state, or control flow): the engine cannot tell which execution
+// was meant, so the search is marked incomplete (inconclusive, never a pass).
+void explorer::diverged(const std::string& what, eid at) {
+    if (at.i < g().th[at.t].size() && g().at(at).speculative) {
+        // An event the revisit kept though it depends on the read it revisited came out
+        // otherwise: no run produces this graph. Dropped and counted, not a gap in the search.
+        ++res_.unproducible;
+    } else {
+        res_.complete = false;
+        if (res_.incomplete_reason.empty())
+            res_.incomplete_reason = "load buffering: the replay of a revisited graph diverged (" +
+                                     what + "): a dependency the program did not declare?";
+    }
     discard_ = true;
     leave_fiber();
 }

@@ -75,11 +75,28 @@ void explorer::complete_rmw(graph& gr, eid r) {
     post_replay_writes_.push_back(we);
 }
 
+fingerprint fingerprint_of(const std::string& text) {
+    // FNV-1a, and a multiply-xorshift mix with another seed.
+    fingerprint f{1469598103934665603ull, 0x9e3779b97f4a7c15ull};
+    for (unsigned char c : text) {
+        f.a = (f.a ^ c) * 1099511628211ull;
+        f.b = (f.b + c) * 0xff51afd7ed558ccdull;
+        f.b ^= f.b >> 29;
+    }
+    return f;
+}
+
 void explorer::apply(std::size_t ci, item it) {
     post_replay_writes_.clear();
     graph& gr = stack_[ci].g;
     if (opt_.model == memory_model::lkmm) {  // holes and load buffering: lb.cpp
+        const bool bwd = it.kind == item::bwd;
         ci = apply_lkmm(ci, std::move(it));
+        // A graph already explored (lb.cpp: no maximality under the LKMM) is not run again.
+        if (!seen_starts_.insert(fingerprint_of(stack_[ci].g.canonical())).second) {
+            if (bwd) stack_.pop_back();
+            return;
+        }
         after_apply(ci);
         return;
     }
@@ -315,6 +332,8 @@ void explorer::reset_execution() {
 void explorer::end_of_replay() {
     replaying_ = false;
     g().partial = false;
+    for (auto& t : g().th)  // what a load-buffering revisit kept on trust has come out the same
+        for (event& e : t) e.speculative = false;
     if (!model_->run_consistent(exec(), true)) {
         discard_ = true;
         leave_fiber();
@@ -328,7 +347,9 @@ void explorer::finish_execution() {
     if (discard_) return;
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
-    if (opt_.model == memory_model::lkmm && !seen_graphs_.insert(g().canonical()).second) return;
+    if (opt_.model == memory_model::lkmm &&
+        !seen_graphs_.insert(fingerprint_of(g().canonical())).second)
+        return;
     if (violated_) {
         report(viol_cls_, viol_msg_, viol_where_);
         return;

@@ -33,6 +33,19 @@ namespace kverify::dpor::detail {
 
 using clock_type = std::chrono::steady_clock;
 
+// A graph's canonical text hashed to 128 bits (two independent 64-bit hashes): equal graphs have
+// equal fingerprints; two different graphs share one with probability about 2^-128.
+struct fingerprint {
+    std::uint64_t a = 0, b = 0;
+    friend bool operator==(const fingerprint& x, const fingerprint& y) {
+        return x.a == y.a && x.b == y.b;
+    }
+};
+struct fingerprint_hash {
+    std::size_t operator()(const fingerprint& f) const { return std::size_t(f.a ^ (f.b << 1)); }
+};
+fingerprint fingerprint_of(const std::string& text);
+
 // An alternative left to explore, kept at the stamp of the event it changes.
 struct item {
     enum kind_t : std::uint8_t { fwd_read, fwd_co, fwd_choice, bwd } kind = fwd_read;
@@ -43,9 +56,9 @@ struct item {
     std::vector<std::uint32_t> keep;     // bwd: per-thread prefix kept
     std::vector<std::uint32_t> wprefix;  // bwd: per-thread length of the write's porf prefix
     // bwd under the LKMM: the events kept (per thread, per event; the others before a kept one
-    // become holes) and the reads frozen (w's dependency prefix)
+    // become holes)
     std::vector<std::vector<char>> keepset;
-    std::vector<eid> frozen;
+    std::vector<eid> speculative;  // kept events that depend on the revisited read
 };
 
 struct context {
@@ -111,8 +124,8 @@ private:
     // ----- the LKMM's exploration: holes and load buffering (lb.cpp) -----
     vclock graph_porf(eid e) const;
     std::vector<std::vector<char>> dependency_prefix(eid w) const;
+    std::vector<std::vector<char>> dependents(eid r) const;
     void lkmm_revisits(eid w);
-    bool maximal_extension_set(eid r, eid w, const std::vector<std::vector<char>>& keep) const;
     std::size_t apply_lkmm(std::size_t ci, item it);
     void close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r) const;
     bool filled_hole_consistent();
@@ -157,7 +170,7 @@ private:
                     src_loc where);
     void tick(src_loc where);
     [[noreturn]] void internal_error(const std::string& msg);
-    [[noreturn]] void diverged(const std::string& what);
+    [[noreturn]] void diverged(const std::string& what, eid at);
     std::string thread_dump(unsigned t) const;
 
     // ----- traces and replay strings (trace.cpp) -----
@@ -211,7 +224,8 @@ private:
     std::string viol_cls_, viol_msg_;
     src_loc viol_where_{"", 0, ""};
     std::map<std::string, bool> seen_classes_;
-    std::unordered_set<std::string> seen_graphs_;  // LKMM: complete graphs counted so far
+    // LKMM: fingerprints of the graphs a run started on, and of the complete executions counted
+    std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
 
     bool tracing_ = false;
     std::string trace_;

@@ -85,12 +85,21 @@ void explorer::schedule() {
             if (replaying_ && opt_.model == memory_model::lkmm) {
                 // A load-buffering revisit's graph that the program does not produce: a thread
                 // ended or blocked before the events the graph keeps for it (events.cpp,
-                // diverged).
-                res_.complete = false;
-                if (res_.incomplete_reason.empty())
-                    res_.incomplete_reason =
-                        "load buffering: the replay of a revisited graph ended before its kept "
-                        "events: a dependency the program did not declare?";
+                // diverged): dropped if those events depended on the revisited read.
+                bool speculative = true;
+                for (unsigned t = 0; t < nthreads_; ++t)
+                    for (std::uint32_t i = th_[t].next; i < g().th[t].size(); ++i)
+                        if (g().th[t][i].kind != ek::hole && !g().th[t][i].speculative)
+                            speculative = false;
+                if (speculative) {
+                    ++res_.unproducible;
+                } else {
+                    res_.complete = false;
+                    if (res_.incomplete_reason.empty())
+                        res_.incomplete_reason =
+                            "load buffering: the replay of a revisited graph ended before its "
+                            "kept events: a dependency the program did not declare?";
+                }
                 discard_ = true;
                 return;
             }

@@ -46,6 +46,8 @@ struct event {
                                   // write's prefix)
     bool full = false;            // halves of a fully ordered cas (seq_cst fences around it when
                                   // it succeeds, nothing when it fails)
+    bool speculative = false;     // LKMM: kept by a load-buffering revisit though it depends on
+                                  // the read revisited: the next replay must confirm it
     lk prim = lk::automatic;      // the kernel primitive, for the LKMM
     std::uint32_t deps = 0;       // its dependencies: graph::deps[deps - 1]; 0: none
     std::uint8_t width = 8;

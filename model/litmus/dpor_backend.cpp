@@ -13,6 +13,8 @@
 #include "model/litmus/dpor_backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -455,7 +457,9 @@ run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
         o.all_violations = true;  // a deadlock is an execution that does not exist; go on
         o.on_complete = [&] { ++finals[final_state]; };  // each execution once
         o.trace = false;
+        o.collect_graphs = std::getenv("KV_GRAPHS") != nullptr;
         const dpor::result res = dpor::explore(prog, o);
+        if (o.collect_graphs) for (const auto& gtxt : res.graphs) std::fprintf(stderr, "GRAPH\n%s", gtxt.c_str());
 
         run_result out;
         out.executions = res.executions;
