@@ -86,6 +86,9 @@ struct options {
     // (a program that keeps its own statistics counts there, not in teardown: under the LKMM a
     // run may reach an execution already counted, and it is then not counted again). Optional.
     std::function<void()> on_complete;
+    // LKMM: a complete execution that raises the data-race flag is a `data-race` violation
+    // (false: it is counted in result::flagged_data_race and the search goes on, as herd7 does).
+    bool data_race_is_violation = true;
     // Called every thousand executions (progress display). Optional.
     std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
     // Replay exactly the execution a violation's `replay` string describes, and nothing else.
@@ -106,6 +109,8 @@ struct result {
     std::uint64_t blocked = 0;      // executions cut short by a failed assume (spin, lock, wait)
     std::uint64_t replays = 0;      // program runs (one per explored alternative)
     std::uint64_t unproducible = 0;  // LKMM: load-buffering graphs no run of the program produces
+    std::uint64_t flagged_data_race = 0;  // LKMM: complete executions raising data-race
+    std::uint64_t flagged_mixed = 0;      // LKMM: complete executions raising mixed-accesses
     bool complete = true;           // the whole space was explored
     std::string incomplete_reason;  // when !complete
     std::vector<violation> violations;
@@ -136,6 +141,11 @@ void annotate_next(lk kind, const dep_id* addr = nullptr, std::size_t n_addr = 0
 // (an if's then- and else-clauses; they nest) depends on the reads `cond`.
 void ctrl_begin(const dep_id* cond, std::size_t n);
 void ctrl_end();
+// The values of these reads went where the engine cannot follow them (the program's own state,
+// a value made plain): every later event of this thread may depend on them. The exploration
+// then treats those events as dependent (it never keeps them unchanged when the reads change);
+// the LKMM's axioms get no ordering from it.
+void depend_after(const dep_id* reads, std::size_t n);
 // True while the engine builds a trace (a violation's re-run): extra notes are wanted.
 bool tracing();
 

@@ -569,6 +569,11 @@ void explorer::ctrl_begin(const std::uint32_t* cond, std::size_t n) {
     th_[cur_].ctrl.emplace_back(cond, cond + n);
 }
 
+void explorer::depend_after(const std::uint32_t* reads, std::size_t n) {
+    std::vector<std::uint32_t>& o = th_[cur_].opaque;
+    o.insert(o.end(), reads, reads + n);
+}
+
 void explorer::ctrl_end() {
     thread_rt& x = th_[cur_];
     if (x.ctrl.empty()) internal_error("rt::ctrl_end without a matching ctrl_begin");
@@ -581,11 +586,12 @@ bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
     d.addr = x.pending_addr;
     if (with_data) d.data = x.pending_data;
     for (const auto& c : x.ctrl) d.ctrl.insert(d.ctrl.end(), c.begin(), c.end());
-    for (auto* v : {&d.addr, &d.data, &d.ctrl}) {
+    d.opaque = x.opaque;
+    for (auto* v : {&d.addr, &d.data, &d.ctrl, &d.opaque}) {
         std::sort(v->begin(), v->end());
         v->erase(std::unique(v->begin(), v->end()), v->end());
     }
-    return !d.addr.empty() || !d.data.empty() || !d.ctrl.empty();
+    return !d.addr.empty() || !d.data.empty() || !d.ctrl.empty() || !d.opaque.empty();
 }
 }  // namespace
 

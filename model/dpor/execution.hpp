@@ -104,6 +104,7 @@ struct thread_rt {
     lk pending_kind = lk::automatic;
     std::vector<std::uint32_t> pending_addr, pending_data;
     std::vector<std::vector<std::uint32_t>> ctrl;
+    std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
     std::uint32_t last_access = 0;
     ucontext_t ctx{};
     char* stack = nullptr;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "model/dpor/explorer.hpp"
+#include "model/dpor/lkmm.hpp"
 
 namespace kverify::dpor::detail {
 
@@ -365,6 +366,20 @@ void explorer::finish_execution() {
                 report("leak", buf, a.where);
                 return;
             }
+        if (opt_.model == memory_model::lkmm) {  // the flags on plain accesses
+            lkmm_flags f;
+            if (lkmm_flags_of(g(), f)) {
+                if (f.data_race && opt_.data_race_is_violation) {
+                    report("data-race",
+                           "conflicting accesses, one of them plain, that the LKMM does not "
+                           "order (linux-kernel.cat's data-race flag)",
+                           src_loc("", 0, ""));
+                    return;
+                }
+                res_.flagged_data_race += f.data_race;
+                res_.flagged_mixed += f.mixed_accesses;
+            }
+        }
         ++res_.executions;
         if (opt_.on_complete) opt_.on_complete();
         if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());

@@ -107,6 +107,7 @@ public:
                        const std::uint32_t* data, std::size_t nd);
     void ctrl_begin(const std::uint32_t* cond, std::size_t n);
     void ctrl_end();
+    void depend_after(const std::uint32_t* reads, std::size_t n);
 
     static void fiber_entry();
 

@@ -95,10 +95,13 @@ struct event {
 };
 
 // The dependencies of one event (LKMM): earlier reads of its own thread, by index.
+// `opaque`: reads whose values reached the program's own state (rt::depend_after): the event may
+// depend on them in ways the program cannot say; the exploration treats it as dependent, the
+// LKMM's axioms do not (no ordering comes from it).
 struct dep_rec {
-    std::vector<std::uint32_t> addr, data, ctrl;
+    std::vector<std::uint32_t> addr, data, ctrl, opaque;
     friend bool operator==(const dep_rec& a, const dep_rec& b) {
-        return a.addr == b.addr && a.data == b.data && a.ctrl == b.ctrl;
+        return a.addr == b.addr && a.data == b.data && a.ctrl == b.ctrl && a.opaque == b.opaque;
     }
 };
 

@@ -74,7 +74,7 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
         if (e.is_read()) add(e.rf);
         if (e.is_write() && e.rmw != rmw_op::none && x.i > 0) add(eid{x.t, x.i - 1});
         if (const dep_rec* d = gr.deps_of(e))
-            for (const auto* v : {&d->addr, &d->data, &d->ctrl})
+            for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque})
                 for (std::uint32_t k : *v) add(eid{x.t, k});
         // Where x is in its thread depends on every cas before it (its write half comes or
         // goes with its outcome) and on every choice before it (it picks the way).
@@ -105,7 +105,7 @@ std::vector<std::vector<char>> explorer::dependents(eid r) const {
                     dep = true;
                 if (x.is_write() && x.rmw != rmw_op::none && i > 0 && d[t][i - 1]) dep = true;
                 if (const dep_rec* dr = gr.deps_of(x))
-                    for (const auto* v : {&dr->addr, &dr->data, &dr->ctrl})
+                    for (const auto* v : {&dr->addr, &dr->data, &dr->ctrl, &dr->opaque})
                         for (std::uint32_t k : *v)
                             if (k < i && d[t][k]) dep = true;
                 if (dep && !d[t][i]) {
@@ -145,7 +145,7 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
                     i + 1 < keep[t].size() && !keep[t][i + 1])
                     drop = true;
                 if (const dep_rec* d = gr.deps_of(x))
-                    for (const auto* v : {&d->addr, &d->data, &d->ctrl})
+                    for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque})
                         for (std::uint32_t k : *v)
                             if (k < keep[t].size() && !keep[t][k]) drop = true;
                 if (drop) {

@@ -161,7 +161,12 @@ frame number_events(const graph& g) {
 
 }  // namespace
 
-bool lkmm_consistent(const graph& g) {
+namespace {
+
+// Everything below, for the consistency axioms and for the flags on plain accesses. Returns
+// false as soon as an axiom fails (coherence, atomicity, happens-before, propagation,
+// plain-coherence); with `flags`, computes them on a consistent graph.
+bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const frame f = number_events(g);
     const std::size_t n = f.n;
     if (n == 0) return true;
@@ -301,7 +306,60 @@ bool lkmm_consistent(const graph& g) {
     // ---- propagation: acyclic ----
     const relation pb = prop.seq(strong_fence).seq(hb.star()).seq(mk);
     if (!pb.acyclic()) return false;
+
+    // ---- plain accesses: plain-coherence, and the flags (no RCU: rb is empty) ----
+    if (plain.empty() && !flags) return true;
+    const evset IWs = f.set(t_iw);
+    const evset Noreturn_c = evset(n) | (f.set(~0u) - Noreturn);  // ~Noreturn
+    const relation xbstar = (hb | pb).star();
+    const relation vis = cumul_fence.star()
+                             .seq(rfe.opt())
+                             .seq(mk)
+                             .seq(strong_fence.seq(mk).seq(xbstar) | (xbstar - ext));
+    const relation rmb_nr = relation::id(R4rmb).seq(fencerel(t_frmb)).to(Noreturn_c);
+    const relation nr_rmb = relation::id(Noreturn_c).seq(fencerel(t_frmb)).to(R4rmb);
+    const relation w_pre_bounded = mk.seq((addr | fence).opt());
+    const relation r_pre_bounded = mk.seq((addr | nonrw_fence | rmb_nr).opt());
+    const relation w_post_bounded = fence.opt().seq(mk).seq(rmw_sequence);
+    const relation r_post_bounded = (nonrw_fence | nr_rmb).opt().seq(mk);
+    const relation ww_vis = fence | strong_fence.seq(xbstar).seq(w_pre_bounded) |
+                            w_post_bounded.seq(vis).seq(w_pre_bounded);
+    const relation wr_vis = fence | strong_fence.seq(xbstar).seq(r_pre_bounded) |
+                            w_post_bounded.seq(vis).seq(r_pre_bounded);
+    const relation rw_xbstar = fence | r_post_bounded.seq(xbstar).seq(w_pre_bounded);
+    const relation pre_race =
+        ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
+    const relation wr_incoh = pre_race & rf & rw_xbstar.inverse();
+    const relation rw_incoh = pre_race & fr & wr_vis.inverse();
+    const relation ww_incoh = pre_race & co & ww_vis.inverse();
+    if (!(wr_incoh | rw_incoh | ww_incoh).empty()) return false;
+    if (!flags) return true;
+    const relation ww_nonrace = ww_vis & (relation::cross(Marked, W) | rw_xbstar) &
+                                (relation::cross(W, Marked) | wr_vis);
+    const relation ww_race = (pre_race & co) - ww_nonrace;
+    const relation wr_race = ((pre_race & co.opt().seq(rf)) - wr_vis) - rw_xbstar.inverse();
+    const relation rw_race = (pre_race & fr) - rw_xbstar;
+    flags->data_race = !(ww_race | wr_race | rw_race).empty();
+    // mixed-accesses: a plain write and a marked access of one location in one thread with no
+    // barrier between them.
+    const evset barrier_set =
+        f.set(t_fbar | t_frmb | t_fwmb | t_fmb | t_fba | t_faa) | Mb | Acquire | Release;
+    const relation barrier = po.seq(relation::id(barrier_set)).seq(po) | po.to(Release) |
+                             relation::id(Acquire).seq(po);
+    const evset plain_w = plain & W;
+    const relation mixed = relation::id(plain_w).seq(po_loc - barrier).to(Marked) |
+                           mk.seq(po_loc - barrier).to(plain_w);
+    flags->mixed_accesses = !mixed.empty();
     return true;
+}
+
+}  // namespace
+
+bool lkmm_consistent(const graph& g) { return lkmm_check(g, nullptr); }
+
+bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
+    flags = lkmm_flags{};
+    return lkmm_check(g, &flags);
 }
 
 namespace {

@@ -8,7 +8,16 @@
 
 namespace kverify::dpor::detail {
 
-// Coherence, atomicity, happens-before and propagation of linux-kernel.cat hold on g.
+// Coherence, atomicity, happens-before, propagation and plain-coherence of linux-kernel.cat hold
+// on g.
 bool lkmm_consistent(const graph& g);
+
+// The flags linux-kernel.cat raises on an execution (herd7 prints "Flag NAME").
+struct lkmm_flags {
+    bool data_race = false;       // two conflicting accesses, one plain, not ordered as needed
+    bool mixed_accesses = false;  // a plain write and a marked access of one location, no barrier
+};
+// Computes the flags of a consistent g (false if g is not consistent).
+bool lkmm_flags_of(const graph& g, lkmm_flags& flags);
 
 }  // namespace kverify::dpor::detail

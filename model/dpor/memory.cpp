@@ -20,6 +20,7 @@ loc_rt& explorer::loc_of(const void* p, src_loc where) {
 
 void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
                           src_loc where) {
+    if (opt_.model == memory_model::lkmm) return;  // the LKMM's own data-race flag (lkmm.cpp)
     const unsigned t = cur_;
     auto racy = [&](unsigned u, const access_rec& a) {
         return u != t && a.pos >= 0 && !vc.covers_pos(u, a.pos);
@@ -53,7 +54,13 @@ void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool wr
     }
 }
 
+// Under the LKMM a plain access is an event of the graph like a marked one (its reads have
+// reads-from choices): the LKMM's plain-coherence and its data-race flag are about them.
 void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
+    if (opt_.model == memory_model::lkmm) {
+        init_atomic(p, width, v, where);
+        return;
+    }
     tick(where);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     auto it = locs_.find(a);
@@ -72,6 +79,7 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
 }
 
 value_t explorer::plain_load(const void* p, src_loc where) {
+    if (opt_.model == memory_model::lkmm) return load(p, mo::plain, where);
     tick(where);
     loc_rt& l = loc_of(p, where);
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, false, true, where);
@@ -83,6 +91,10 @@ value_t explorer::plain_load(const void* p, src_loc where) {
 }
 
 void explorer::plain_store(void* p, value_t v, src_loc where) {
+    if (opt_.model == memory_model::lkmm) {
+        store(p, v, mo::plain, where);
+        return;
+    }
     tick(where);
     loc_rt& l = loc_of(p, where);
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);

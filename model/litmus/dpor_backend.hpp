@@ -21,6 +21,7 @@ struct dpor_run_options {
     dpor::memory_model model = dpor::memory_model::rc11;
     std::uint64_t max_executions = 0;  // 0: no limit
     double budget_s = 0;               // 0: none
+    bool collect_graphs = false;       // keep the canonical text of every execution (tests)
 };
 
 struct run_result {
@@ -32,6 +33,8 @@ struct run_result {
     bool complete = true;          // false: a limit ran out (inconclusive)
     std::string incomplete_reason;
     bool deadlock = false;              // some executions cannot end (a lock nobody releases)
+    std::vector<std::string> flags;     // LKMM: the flags some execution raised (data-race, ...)
+    std::vector<std::string> graphs;    // collect_graphs: each complete execution's graph
     std::optional<litmus_error> error;  // the test did what the model cannot run
 };
 

@@ -81,7 +81,7 @@ int run_file(const std::string& file, const litmus_options& opt, std::ostream& o
     if (r.deadlock)
         err << file << ": note: some executions cannot finish (a lock is never released); "
             << "they are not counted, as herd7 has no such executions\n";
-    const outcome o = herd_report(t, observed, r.finals);
+    const outcome o = herd_report(t, observed, r.finals, r.flags);
     out << o.text;
     if (!opt.judge) return 0;
     const bool agree = o.observation == *t.result;

@@ -85,7 +85,8 @@ bool holds(const prop& p, const std::vector<rloc>& observed, const std::vector<v
 }
 
 outcome herd_report(const test& t, const std::vector<rloc>& observed,
-                    const std::vector<std::pair<std::vector<value>, std::uint64_t>>& finals) {
+                    const std::vector<std::pair<std::vector<value>, std::uint64_t>>& finals,
+                    const std::vector<std::string>& flags) {
     const std::vector<rloc> shown = displayed_rlocs(t);
     std::vector<unsigned> column;  // where each shown one is in `observed`
     for (const rloc& r : shown)
@@ -136,6 +137,7 @@ outcome herd_report(const test& t, const std::vector<rloc>& observed,
     s += ok ? "Ok\n" : "No\n";
     s += "Witnesses\n";
     s += "Positive: " + std::to_string(wpos) + " Negative: " + std::to_string(wneg) + "\n";
+    for (const std::string& f : flags) s += "Flag " + f + "\n";
     s += "Condition " + condition_text(t) + "\n";
     s += "Observation " + t.name + " " + o.observation + " " + std::to_string(o.positive) + " " +
          std::to_string(o.negative) + "\n\n";

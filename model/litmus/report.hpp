@@ -30,7 +30,9 @@ struct outcome {
 };
 
 // `finals` are the observed values at the end of complete executions, with their counts.
+// `flags`: what herd7 prints as "Flag NAME" lines (the LKMM's flags some execution raised).
 outcome herd_report(const test& t, const std::vector<rloc>& observed,
-                    const std::vector<std::pair<std::vector<value>, std::uint64_t>>& finals);
+                    const std::vector<std::pair<std::vector<value>, std::uint64_t>>& finals,
+                    const std::vector<std::string>& flags = {});
 
 }  // namespace kverify::litmus

@@ -204,7 +204,11 @@ TEST(LitmusRun, WhatTheModelCannotRunIsAnErrorNotAVerdict) {
     EXPECT_EQ(p.out, "");
     EXPECT_EQ(p.err, plain +
                          ":3:14: plain C accesses (*p) are not supported under RC11 or SC: "
-                         "mark them (READ_ONCE, WRITE_ONCE)\n");
+                         "mark them (READ_ONCE, WRITE_ONCE), or use --model lkmm\n");
+    // Under the LKMM the same test runs: a plain write and a plain read of x, unordered, race.
+    const command_run l = run_litmus({plain}, with_model(litmus_model::lkmm));
+    EXPECT_EQ(l.status, 0) << l.err;
+    EXPECT_NE(l.out.find("Flag data-race"), std::string::npos) << l.out;
     // Some execution dereferences an int (the pointer is not published yet): no output.
     const std::string deref =
         write_temp("deref.litmus",
