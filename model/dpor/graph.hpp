@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The execution graph of the dpor engine: events per thread in program order, reads-from,
 // coherence order per location, and the insertion stamps the exploration orders events by.
-// Internal to model/dpor (engine.cpp and its tests); nothing here runs the program.
+// Internal to model/dpor (the explorer, the memory models, and the engine tests); nothing here
+// runs the program.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The engine's public entry points: explore() and the operations of namespace rt, each
+// forwarded to the explorer whose program is running.
+#include <stdexcept>
+#include <string>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor {
+
+const char* to_string(mo o) {
+    switch (o) {
+        case mo::plain:
+            return "plain";
+        case mo::relaxed:
+            return "relaxed";
+        case mo::acquire:
+            return "acquire";
+        case mo::release:
+            return "release";
+        case mo::acq_rel:
+            return "acq_rel";
+        case mo::seq_cst:
+            return "seq_cst";
+    }
+    return "?";
+}
+
+const char* to_string(memory_model m) { return m == memory_model::rc11 ? "rc11" : "sc"; }
+
+bool parse_memory_model(const std::string& s, memory_model& out) {
+    if (s == "rc11")
+        out = memory_model::rc11;
+    else if (s == "sc")
+        out = memory_model::sc;
+    else
+        return false;
+    return true;
+}
+
+namespace detail {
+
+explorer* current = nullptr;
+
+explorer::explorer(const program& p, const options& o)
+    : prog_(p), opt_(o), model_(make_consistency(o.model)) {
+    if (p.tasks == 0 || p.tasks + 1 > max_threads)
+        throw std::invalid_argument("dpor: a program has 1 to " +
+                                    std::to_string(max_threads - 1) + " tasks");
+    nthreads_ = p.tasks + 1;
+    for (unsigned t = 0; t < nthreads_; ++t) {
+        stacks_.emplace_back(new char[stack_size]);
+        arenas_.emplace_back(new char[arena_size]);
+    }
+}
+
+}  // namespace detail
+
+result explore(const program& prog, const options& opt) {
+    detail::explorer x(prog, opt);
+    return x.run();
+}
+
+namespace rt {
+using detail::current;
+unsigned thread() { return current->thread(); }
+bool tracing() { return current->tracing(); }
+void init_atomic(void* loc, unsigned width, value_t v, src_loc where) {
+    current->init_atomic(loc, width, v, where);
+}
+value_t load(const void* loc, mo order, src_loc where) { return current->load(loc, order, where); }
+void store(void* loc, value_t v, mo order, src_loc where) { current->store(loc, v, order, where); }
+bool cas(void* loc, value_t& expected, value_t desired, mo success, mo failure, src_loc where) {
+    bool ok = false;
+    const value_t old =
+        current->rmw(loc, detail::rmw_op::cas, expected, desired, success, failure, where, ok);
+    if (!ok) expected = old;
+    return ok;
+}
+bool cas_fully_ordered(void* loc, value_t& expected, value_t desired, src_loc where) {
+    bool ok = false;
+    const value_t old = current->rmw(loc, detail::rmw_op::cas, expected, desired, mo::seq_cst,
+                                     mo::relaxed, where, ok, true);
+    if (!ok) expected = old;
+    return ok;
+}
+value_t fetch_add(void* loc, value_t v, mo order, src_loc where) {
+    bool ok = false;
+    return current->rmw(loc, detail::rmw_op::add, v, 0, order, order, where, ok);
+}
+value_t exchange(void* loc, value_t v, mo order, src_loc where) {
+    bool ok = false;
+    return current->rmw(loc, detail::rmw_op::xchg, v, 0, order, order, where, ok);
+}
+void fence(mo order, src_loc where) { current->fence(order, where); }
+void init_plain(void* loc, unsigned width, value_t v, src_loc where) {
+    current->init_plain(loc, width, v, where);
+}
+value_t plain_load(const void* loc, src_loc where) { return current->plain_load(loc, where); }
+void plain_store(void* loc, value_t v, src_loc where) { current->plain_store(loc, v, where); }
+value_t peek(const void* loc) { return current->peek(loc); }
+unsigned choose(unsigned n, src_loc where) { return current->choose(n, where); }
+void block(const char* reason, src_loc where) { current->block(reason, where); }
+void spin_iteration(src_loc where) { current->spin_iteration(where); }
+void fail(const char* cls, const std::string& message, src_loc where) {
+    current->fail(cls, message, where);
+}
+void note(const std::string& text, src_loc where) { current->note(text, where); }
+void* alloc(std::size_t bytes, src_loc where) { return current->alloc(bytes, where); }
+void dealloc(void* p, src_loc where) { current->dealloc(p, where); }
+}  // namespace rt
+
+}  // namespace kverify::dpor

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The graph events of one run (model/dpor/README.md, Replay): each atomic access, fence, choice
+// and block is either replayed from the graph (a read waits for the write it reads) or added at
+// the frontier with its alternatives; every event gets its happens-before and porf clocks here.
+#include <algorithm>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+// The next graph event of the running thread: replayed from the graph, or (after the replay, in
+// the order the exploration adds events: the leftmost thread first) a new one.
+eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay) {
+    thread_rt& x = th_[cur_];
+    tick(where);
+    const eid id{std::uint16_t(cur_), x.next};
+    if (id.i < g().th[cur_].size()) {
+        event& e = ev(id);
+        if (g().partial) {
+            if (e.kind != kind) internal_error("the replay string does not match the program");
+            e.loc = loc;
+            e.where = where;
+        } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
+            static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+            internal_error(
+                "the program did something else at event " + std::to_string(id.t) + "." +
+                std::to_string(id.i) + " than in the graph: a " + kinds[int(kind)] + " at " +
+                where.file + ":" + std::to_string(where.line) + " (" + where.func +
+                "), where the graph " + "has a " + kinds[int(e.kind)] + " at " + e.where.file +
+                ":" + std::to_string(e.where.line) + " (" + e.where.func +
+                "): does the program depend on state outside the engine?" + thread_dump(id.t));
+        }
+        replay = true;
+        return id;
+    }
+    if (replaying_) {
+        x.state = ts::frontier;
+        suspend();
+    }
+    replay = false;
+    return id;
+}
+
+void explorer::await_rf(eid w) {
+    if (is_done(w)) return;
+    th_[cur_].state = ts::wait_rf;
+    th_[cur_].waiting = w;
+    suspend();
+}
+
+// Replaying a decoded string: a write joins its location's coherence order at the place the
+// string gave it (its `arg`), so that peek() sees the right newest write during the run.
+void explorer::partial_co_insert(std::uintptr_t a, eid w) {
+    auto& list = g().co[a];
+    const value_t rank = ev(w).arg;
+    auto pos = std::find_if(list.begin(), list.end(), [&](eid x) { return ev(x).arg > rank; });
+    list.insert(pos, w);
+}
+
+eid explorer::add_event(unsigned t, event e) {
+    g().th[t].push_back(e);
+    rt_[t].push_back(ev_rt{});
+    return eid{std::uint16_t(t), std::uint32_t(g().th[t].size() - 1)};
+}
+
+void explorer::exec_read(eid r) {
+    event& e = ev(r);
+    thread_rt& x = th_[r.t];
+    ev_rt& d = rt(r);
+    const ev_rt& w = rt(e.rf);
+    if (g().partial) e.val = ev(e.rf).val;
+    if (e.fenced()) {  // the seq_cst fence before a fully ordered cas that succeeds
+        x.hb.join(x.acq_pending);
+        x.rel_fence = x.hb;
+    }
+    d.hb = x.hb;
+    d.hb.stamp(r);
+    if (is_acquire(e.read_order()))
+        d.hb.join(w.msg);
+    else
+        x.acq_pending.join(w.msg);
+    d.porf = x.porf;
+    d.porf.join(w.porf);
+    d.porf.c[r.t] = r.i + 1;
+    d.done = true;
+    x.hb = d.hb;
+    x.porf = d.porf;
+    x.next = r.i + 1;
+    loc_rt& l = locs_.at(e.loc);
+    l.readers.push_back(r);
+    race_check(l, d.hb, 2 * std::int64_t(r.i) + 2, false, false, e.where);
+    x.awaited.push_back(r);
+    x.seg_cur.emplace_back(e.loc, e.val);
+    if (tracing_) trace_event(r);
+    replayed_one();
+}
+
+void explorer::exec_write(eid w) {
+    event& e = ev(w);
+    thread_rt& x = th_[w.t];
+    ev_rt& d = rt(w);
+    d.hb = x.hb;
+    d.hb.stamp(w);
+    d.porf = x.porf;
+    d.porf.c[w.t] = w.i + 1;
+    if (e.init) {
+        d.msg = hclock{};
+    } else {
+        d.msg = is_release(e.order) ? d.hb : x.rel_fence;
+        for (auto& p : x.rel_write)  // the release sequence of an earlier release write here
+            if (p.first == e.loc) d.msg.join(p.second);
+        if (e.rmw != rmw_op::none) d.msg.join(rt(ev(eid{w.t, w.i - 1}).rf).msg);
+        if (is_release(e.order)) {
+            bool found = false;
+            for (auto& p : x.rel_write)
+                if (p.first == e.loc) {
+                    p.second = d.hb;
+                    found = true;
+                }
+            if (!found) x.rel_write.emplace_back(e.loc, d.hb);
+        }
+    }
+    d.done = true;
+    x.hb = d.hb;
+    x.porf = d.porf;
+    x.next = w.i + 1;
+    if (e.fenced()) {  // the seq_cst fence after a fully ordered cas that succeeded
+        x.hb.join(x.acq_pending);
+        x.rel_fence = x.hb;
+    }
+    x.awaited.clear();
+    x.seg_cur.clear();
+    x.seg_prev.clear();
+    x.spun = false;
+    loc_rt& l = locs_.at(e.loc);
+    race_check(l, d.hb, 2 * std::int64_t(w.i) + 2, true, e.init, e.where);
+    if (tracing_) trace_event(w);
+    replayed_one();
+}
+
+void explorer::exec_other(eid id) {
+    event& e = ev(id);
+    thread_rt& x = th_[id.t];
+    ev_rt& d = rt(id);
+    d.hb = x.hb;
+    d.hb.stamp(id);
+    if (e.kind == ek::fence) {
+        if (is_acquire(e.order)) d.hb.join(x.acq_pending);
+        if (is_release(e.order)) x.rel_fence = d.hb;
+    }
+    if (e.kind == ek::choice) x.seg_cur.emplace_back(0, e.val);  // a branch taken differently
+    d.porf = x.porf;
+    d.porf.c[id.t] = id.i + 1;
+    d.done = true;
+    x.hb = d.hb;
+    x.porf = d.porf;
+    x.next = id.i + 1;
+    if (tracing_) trace_event(id);
+    replayed_one();
+}
+
+void explorer::init_atomic(void* p, unsigned width, value_t v, src_loc where) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    bool replay;
+    const eid id = next_event(ek::write, a, where, replay);
+    auto it = locs_.find(a);
+    if (it == locs_.end()) {
+        loc_rt l;
+        l.atomic = true;
+        l.width = std::uint8_t(width);
+        l.name = next_loc_name_++;
+        for (std::size_t k = 0; k < allocs_.size(); ++k)
+            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
+        it = locs_.emplace(a, l).first;
+    } else {
+        it->second.atomic = true;
+        it->second.width = std::uint8_t(width);
+    }
+    if (!replay) {
+        event e;
+        e.kind = ek::write;
+        e.init = true;
+        e.order = mo::plain;
+        e.width = std::uint8_t(width);
+        e.loc = a;
+        e.val = v & width_mask(width);
+        e.stamp = g().next_stamp++;
+        e.where = where;
+        add_event(cur_, e);
+        g().co[a].push_back(id);  // a constructor's write is coherence-last (race-free programs)
+    } else if (g().partial) {
+        event& e = ev(id);
+        e.init = true;
+        e.order = mo::plain;
+        e.width = std::uint8_t(width);
+        e.val = v & width_mask(width);
+        partial_co_insert(a, id);
+    }
+    exec_write(id);
+}
+
+// Adds the new read `e` (event `id`) reading the coherence-latest write of its location, and
+// records each older write from index `lo` on that `branch(k)` accepts as an alternative to
+// explore later from this context.
+template <class Branch>
+void explorer::add_read(event& e, eid id, std::size_t lo, Branch branch) {
+    const auto& list = g().co.at(e.loc);
+    for (std::size_t k = lo; k + 1 < list.size(); ++k) {
+        if (!branch(k)) continue;
+        item it;
+        it.kind = item::fwd_read;
+        it.stamp = e.stamp;
+        it.e = id;
+        it.w = list[k];
+        stack_[ci_].work.push_back(std::move(it));
+    }
+    e.rf = list.back();
+    e.val = ev(e.rf).val;
+    add_event(cur_, e);
+}
+
+value_t explorer::load(const void* p, mo order, src_loc where) {
+    loc_rt& l = loc_of(p, where);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    bool replay;
+    const eid id = next_event(ek::read, a, where, replay);
+    if (replay) {
+        if (g().partial) {
+            event& e = ev(id);
+            e.order = order;
+            e.width = l.width;
+        }
+        await_rf(ev(id).rf);
+    } else {
+        event e;
+        e.kind = ek::read;
+        e.order = order;
+        e.width = l.width;
+        e.loc = a;
+        e.where = where;
+        e.stamp = g().next_stamp++;
+        hclock pre = th_[cur_].hb;
+        pre.stamp(id);
+        add_read(e, id, model_->frontier(exec(), id, a, pre), [](std::size_t) { return true; });
+    }
+    exec_read(id);
+    return ev(id).val;
+}
+
+void explorer::store(void* p, value_t v, mo order, src_loc where) {
+    loc_rt& l = loc_of(p, where);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    bool replay;
+    const eid id = next_event(ek::write, a, where, replay);
+    if (replay) {
+        if (g().partial) {
+            event& e = ev(id);
+            e.order = order;
+            e.width = l.width;
+            e.val = v & width_mask(l.width);
+            partial_co_insert(a, id);
+        }
+        exec_write(id);
+        return;
+    }
+    event e;
+    e.kind = ek::write;
+    e.order = order;
+    e.width = l.width;
+    e.loc = a;
+    e.val = v & width_mask(l.width);
+    e.where = where;
+    e.stamp = g().next_stamp++;
+    hclock pre = th_[cur_].hb;
+    pre.stamp(id);
+    auto& list = g().co.at(a);
+    const std::size_t lo = model_->frontier(exec(), id, a, pre);
+    // Other places in coherence: after any write from the frontier on, except between an RMW's
+    // write half and the write it read.
+    for (std::size_t k = lo; k + 1 < list.size(); ++k) {
+        if (ev(list[k + 1]).rmw != rmw_op::none) continue;
+        item it;
+        it.kind = item::fwd_co;
+        it.stamp = e.stamp;
+        it.e = id;
+        it.w = list[k];
+        stack_[ci_].work.push_back(std::move(it));
+    }
+    add_event(cur_, e);
+    g().co.at(a).push_back(id);
+    exec_write(id);
+    calc_revisits(id);
+}
+
+value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, mo fail_order,
+                      src_loc where, bool& ok, bool full) {
+    loc_rt& l = loc_of(p, where);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    bool replay;
+    const eid id = next_event(ek::read, a, where, replay);
+    if (replay) {
+        event& e = ev(id);
+        if (g().partial) {
+            e.order = order;
+            e.fail_order = fail_order;
+            e.rmw = op;
+            e.full = full;
+            e.width = l.width;
+            e.arg = arg & width_mask(l.width);
+            e.arg2 = arg2 & width_mask(l.width);
+        } else if (e.rmw != op) {
+            internal_error("an RMW replays as another operation");
+        }
+        await_rf(e.rf);
+    } else {
+        event e;
+        e.kind = ek::read;
+        e.order = order;
+        e.fail_order = fail_order;
+        e.rmw = op;
+        e.full = full;
+        e.width = l.width;
+        e.loc = a;
+        e.arg = arg & width_mask(l.width);
+        e.arg2 = arg2 & width_mask(l.width);
+        e.where = where;
+        e.stamp = g().next_stamp++;
+        hclock pre = th_[cur_].hb;
+        pre.stamp(id);
+        const std::size_t lo = model_->frontier(exec(), id, a, pre);
+        // A fully ordered cas that succeeds has a seq_cst fence before it: what the thread's
+        // relaxed reads acquired is then in its prefix too.
+        std::size_t lo_succ = lo;
+        if (full) {
+            hclock fenced = pre;
+            fenced.join(th_[cur_].acq_pending);
+            lo_succ = model_->fenced_frontier(exec(), a, fenced, lo);
+        }
+        // Every coherent write, even one another RMW already reads: see complete_rmw. Below
+        // lo_succ, only the writes with which the cas fails.
+        const auto& list = g().co.at(a);
+        add_read(e, id, lo, [&](std::size_t k) {
+            event probe = e;
+            probe.val = ev(list[k]).val;
+            return !(probe.rmw_succeeds() && k < lo_succ);
+        });
+    }
+    exec_read(id);
+    const event re = ev(id);
+    ok = re.rmw_succeeds();
+    if (ok) {
+        const eid wid{std::uint16_t(cur_), id.i + 1};
+        if (wid.i < g().th[cur_].size()) {
+            event& we = ev(wid);
+            if (g().partial) {
+                we.kind = ek::write;
+                we.order = order;
+                we.rmw = op;
+                we.full = full;
+                we.width = l.width;
+                we.loc = a;
+                we.val = re.rmw_result(re.val);
+                we.where = where;
+                partial_co_insert(a, wid);
+            } else if (!we.is_write() || we.rmw != op) {
+                internal_error("an RMW's write half replays as something else");
+            }
+            th_[cur_].next = wid.i;
+            exec_write(wid);
+        } else {
+            if (replaying_) internal_error("an RMW's write half is missing from the graph");
+            event w;
+            w.kind = ek::write;
+            w.order = order;
+            w.rmw = op;
+            w.full = full;
+            w.width = l.width;
+            w.loc = a;
+            w.val = re.rmw_result(re.val);
+            w.where = where;
+            w.stamp = g().next_stamp++;
+            add_event(cur_, w);
+            auto& list = g().co.at(a);
+            list.insert(std::find(list.begin(), list.end(), re.rf) + 1, wid);
+            exec_write(wid);
+            calc_revisits(wid);
+        }
+    }
+    return re.val;
+}
+
+void explorer::fence(mo order, src_loc where) {
+    bool replay;
+    const eid id = next_event(ek::fence, 0, where, replay);
+    if (!replay) {
+        event e;
+        e.kind = ek::fence;
+        e.order = order;
+        e.where = where;
+        e.stamp = g().next_stamp++;
+        add_event(cur_, e);
+    } else if (g().partial) {
+        ev(id).order = order;
+    }
+    exec_other(id);
+}
+
+unsigned explorer::choose(unsigned n, src_loc where) {
+    if (n <= 1) return 0;
+    bool replay;
+    const eid id = next_event(ek::choice, 0, where, replay);
+    if (!replay) {
+        event e;
+        e.kind = ek::choice;
+        e.arg = n;
+        e.val = 0;
+        e.where = where;
+        e.stamp = g().next_stamp++;
+        for (unsigned k = n - 1; k >= 1; --k) {
+            item it;
+            it.kind = item::fwd_choice;
+            it.stamp = e.stamp;
+            it.e = id;
+            it.choice = k;
+            stack_[ci_].work.push_back(std::move(it));
+        }
+        add_event(cur_, e);
+    } else if (g().partial) {
+        ev(id).arg = n;
+    }
+    exec_other(id);
+    return unsigned(ev(id).val);
+}
+
+void explorer::block(const char* reason, src_loc where) {
+    bool replay;
+    const eid id = next_event(ek::block, 0, where, replay);
+    if (!replay) {
+        event e;
+        e.kind = ek::block;
+        e.reason = reason;
+        e.where = where;
+        e.stamp = g().next_stamp++;
+        add_event(cur_, e);
+    }
+    thread_rt& x = th_[cur_];
+    x.block_reason = reason;
+    x.block_where = where;
+    exec_other(id);
+    x.state = ts::blocked;
+    leave_fiber();
+}
+
+void explorer::spin_iteration(src_loc where) {
+    thread_rt& x = th_[cur_];
+    if (x.spun && x.seg_cur == x.seg_prev) {
+        // The awaited reads are this iteration's: a livelock if they are the newest writes.
+        x.awaited.clear();
+        const std::size_t n = x.seg_cur.size();
+        std::size_t k = 0;
+        for (std::uint32_t i = x.next; i-- > 0 && k < n;) {
+            const eid e{std::uint16_t(cur_), i};
+            if (ev(e).kind == ek::read || ev(e).kind == ek::choice) ++k;
+            if (ev(e).kind == ek::read) x.awaited.push_back(e);
+        }
+        block("spin", where);
+    }
+    x.seg_prev = std::move(x.seg_cur);
+    x.seg_cur.clear();
+    x.spun = true;
+    if (tracing_) trace_text("spin-loop iteration ends (cpu_relax)", where);
+}
+
+void explorer::fail(const char* cls, const std::string& msg, src_loc where) {
+    if (!violated_) {
+        violated_ = true;
+        viol_cls_ = cls;
+        viol_msg_ = msg;
+        viol_where_ = where;
+        // A violation during the replay of an alternative counts only if the part that ran is
+        // consistent (the candidate checks cannot see psc).
+        if (replaying_ && !model_->run_consistent(exec(), false)) discard_ = true;
+        if (tracing_) trace_text(std::string("violation: ") + cls + ": " + msg, where);
+    }
+    leave_fiber();
+}
+
+}  // namespace kverify::dpor::detail

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One run of the program on one execution graph: the clocks each event carries (happens-before,
+// porf), the state of each thread and location during the run, and `execution`, the read-only
+// view of a run that the memory models (consistency.hpp) judge. Internal to model/dpor.
+#pragma once
+
+#include <ucontext.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/dpor/graph.hpp"
+
+namespace kverify::dpor::detail {
+
+// A prefix of every thread: c[t] graph events of thread t (porf prefixes).
+struct vclock {
+    std::array<std::uint32_t, max_threads> c{};
+    void join(const vclock& o) {
+        for (unsigned k = 0; k < max_threads; ++k) c[k] = std::max(c[k], o.c[k]);
+    }
+    bool covers(eid e) const { return c[e.t] > e.i; }
+};
+
+// A happens-before clock at twice the resolution, so that it can also cover the plain accesses
+// a thread makes between two graph events (they are not graph events): c[t] = 2k covers the
+// first k graph events of t; 2k + 1 also the plain accesses after the k-th (what a spawn or join
+// passes on). A graph event with index i sets its own component to 2i + 2.
+struct hclock : vclock {
+    bool covers(eid e) const { return c[e.t] > 2 * e.i + 1; }
+    // Position `pos` of thread t: 2i + 2 for its graph event i, 2k + 1 for a plain access made
+    // after k graph events.
+    bool covers_pos(unsigned t, std::int64_t pos) const { return std::int64_t(c[t]) >= pos; }
+    void stamp(eid e) { c[e.t] = 2 * e.i + 2; }
+};
+
+// Per-event data of one execution, recomputed by every run of the program.
+struct ev_rt {
+    hclock hb;    // happens-before prefix, the event itself included
+    vclock porf;  // (po | rf | spawn | join)* prefix, the event itself included
+    hclock msg;   // writes: what an acquire reading this write synchronises with
+    bool done = false;
+};
+
+enum class ts : std::uint8_t {
+    idle,       // not spawned yet
+    ready,      // may run
+    wait_rf,    // replay: its next read's write has not run yet
+    frontier,   // replay: its next operation is new; waits for the live phase
+    join_wait,  // harness: waits for every task to end
+    blocked,    // assume(false): stopped for good
+    finished,
+};
+
+struct alloc_rec {
+    std::uintptr_t base;
+    std::size_t size;
+    bool freed;
+    src_loc where;
+    unsigned thread;
+};
+
+struct access_rec {
+    std::int64_t pos = -1;  // the access's clock position (hclock::covers_pos); -1: none
+    src_loc where{"", 0, ""};
+};
+
+struct loc_rt {
+    bool atomic = false;
+    std::uint8_t width = 8;
+    int alloc = -1;     // the allocation holding it (-1: not engine memory)
+    unsigned name = 0;  // for traces: locations numbered in order of construction
+    value_t plain_val = 0;
+    // Race bookkeeping: per kind of access, the latest one of each thread.
+    bool has_plain_write = false;
+    unsigned pw_thread = 0;
+    access_rec pw;
+    std::array<access_rec, max_threads> plain_read{}, atomic_access{}, atomic_write{};
+    std::vector<eid> readers;  // atomic reads run so far (revisit candidates)
+};
+
+struct thread_rt {
+    ts state = ts::idle;
+    bool started = false;
+    std::uint32_t next = 0;  // graph events run so far
+    hclock hb, start_hb, acq_pending, rel_fence;
+    vclock porf;
+    std::vector<std::pair<std::uintptr_t, hclock>> rel_write;  // last release write per location
+    eid waiting;                                               // wait_rf: the write awaited
+    std::vector<eid> awaited;  // reads since the last write: what a blocked thread waits on
+    // Spin loops: the values read (and choices taken) in the current and the previous iteration
+    // (iterations end at spin_iteration; a write starts afresh).
+    std::vector<std::pair<std::uintptr_t, value_t>> seg_cur, seg_prev;
+    bool spun = false;  // a spin_iteration happened since the last write
+    const char* block_reason = "";
+    src_loc block_where{"", 0, ""};
+    ucontext_t ctx{};
+    char* stack = nullptr;
+    char* arena = nullptr;
+    std::size_t arena_used = 0;
+};
+
+// What a memory model may look at: the graph of the run and, for each event that has run, its
+// clocks; for each thread, where it started; for each location, the reads of it run so far.
+struct execution {
+    const graph& g;
+    unsigned nthreads;
+    const std::vector<std::vector<ev_rt>>& ev;
+    const std::vector<thread_rt>& th;
+    const std::unordered_map<std::uintptr_t, loc_rt>& locs;
+
+    const ev_rt& view(eid e) const { return ev[e.t][e.i]; }
+    bool done(eid e) const { return e.i < ev[e.t].size() && ev[e.t][e.i].done; }
+    // The happens-before clock just before event (t, i): its po-predecessor's, or the start's.
+    hclock hb_before(eid e) const { return e.i > 0 ? view(eid{e.t, e.i - 1}).hb : th[e.t].start_hb; }
+    // What the relaxed reads of e's thread before e acquire when an acquire fence follows them:
+    // the views of the writes they read (the thread's pending acquire at e).
+    hclock acquired_before(eid e) const {
+        hclock v;
+        for (std::uint32_t i = 0; i < e.i; ++i) {
+            const event& x = g.th[e.t][i];
+            if (x.is_read() && !is_acquire(x.read_order()) && done(x.rf)) v.join(view(x.rf).msg);
+        }
+        return v;
+    }
+};
+
+}  // namespace kverify::dpor::detail

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The exploration of the dpor engine (model/dpor/README.md): the stack of alternatives, each graph
+// run once; forward revisits (another write read, another coherence place, another choice) and
+// backward revisits (a read already in the graph reads a new write), taken only where TruSt's
+// maximality condition makes every graph come from one place. Consistency is the memory model's.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+result explorer::run() {
+    start_ = clock_type::now();
+    current = this;
+    stack_.assign(1, context{});
+    stack_[0].g.th.resize(nthreads_);
+    if (!opt_.replay.empty()) {
+        if (!decode_replay(opt_.replay, stack_[0].g))
+            throw std::invalid_argument("dpor: malformed replay string");
+        run_execution(0);
+    } else {
+        run_execution(0);
+        while (!stack_.empty() && !stop_all_) {
+            const std::size_t ci = stack_.size() - 1;
+            if (stack_[ci].work.empty()) {
+                stack_.pop_back();
+                continue;
+            }
+            item it = std::move(stack_[ci].work.back());
+            stack_[ci].work.pop_back();
+            apply(ci, std::move(it));
+        }
+    }
+    current = nullptr;
+    if (!internal_msg_.empty()) throw std::logic_error("dpor: " + internal_msg_);
+    res_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
+    return res_;
+}
+
+// The write half of an RMW whose read half now reads a value that makes it succeed goes right
+// after that write in coherence order. If another RMW already reads that write, the graph breaks
+// atomicity: apply() then only computes the revisits of the new write half (one of them makes the
+// other RMW read it, which is how that consistent graph is reached) and drops the graph.
+void explorer::complete_rmw(graph& gr, eid r) {
+    event& re = gr.at(r);
+    if (!re.rmw_succeeds()) return;
+    auto& list = gr.co.at(re.loc);
+    const auto nxt = std::find(list.begin(), list.end(), re.rf) + 1;
+    event w;
+    w.kind = ek::write;
+    w.order = re.order;
+    w.rmw = re.rmw;
+    w.full = re.full;
+    w.width = re.width;
+    w.loc = re.loc;
+    w.val = re.rmw_result(re.val);
+    w.stamp = gr.next_stamp++;
+    w.where = re.where;
+    const eid we{r.t, r.i + 1};
+    gr.th[r.t].push_back(w);
+    list.insert(nxt, we);
+    post_replay_writes_.push_back(we);
+}
+
+void explorer::apply(std::size_t ci, item it) {
+    post_replay_writes_.clear();
+    graph& gr = stack_[ci].g;
+    switch (it.kind) {
+        case item::fwd_read: {
+            gr.cut_to_stamp(it.stamp);
+            event& r = gr.at(it.e);
+            r.rf = it.w;
+            r.val = gr.at(it.w).val;
+            r.added_max = false;
+            r.ipr = false;
+            complete_rmw(gr, it.e);
+            break;
+        }
+        case item::fwd_choice: {
+            gr.cut_to_stamp(it.stamp);
+            event& c = gr.at(it.e);
+            c.val = it.choice;
+            c.added_max = false;
+            break;
+        }
+        case item::fwd_co: {
+            gr.cut_to_stamp(it.stamp);
+            auto& list = gr.co.at(gr.at(it.e).loc);
+            list.erase(std::find(list.begin(), list.end(), it.e));
+            list.insert(std::find(list.begin(), list.end(), it.w) + 1, it.e);
+            gr.at(it.e).added_max = false;
+            post_replay_writes_.push_back(it.e);
+            break;
+        }
+        case item::bwd: {
+            gr.cut_to_stamp(it.stamp);
+            context nc;
+            nc.g = gr;
+            graph& ng = nc.g;
+            ng.cut_to_prefix(it.keep);
+            event& r = ng.at(it.e);
+            r.rf = it.w;
+            r.val = ng.at(it.w).val;
+            r.added_max = ng.co_max(r.loc) == it.w;
+            r.ipr = false;
+            // The write's prefix is frozen from here on: its reads are never revisited again in
+            // this branch (the graphs that would give are explored from the parent).
+            for (unsigned t = 0; t < ng.th.size(); ++t)
+                for (std::uint32_t i = 0; i < it.wprefix[t] && i < ng.th[t].size(); ++i)
+                    ng.th[t][i].revisitable = false;
+            // A kept read whose write was deleted can only be the last event of its thread
+            // (what follows it was added later): it reads the newest write, as if added now.
+            for (unsigned t = 0; t < ng.th.size(); ++t)
+                for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
+                    event& e = ng.th[t][i];
+                    if (!e.is_read() || e.rf.i < ng.th[e.rf.t].size()) continue;
+                    if (i + 1 != ng.th[t].size())
+                        internal_error("a kept read lost its write in the middle of a thread");
+                    e.rf = ng.co_max(e.loc);
+                    e.val = ng.at(e.rf).val;
+                    e.added_max = true;
+                    e.ipr = ng.at(e.rf).stamp > e.stamp;
+                    complete_rmw(ng, eid{std::uint16_t(t), i});
+                }
+            complete_rmw(ng, it.e);
+            stack_.push_back(std::move(nc));
+            ci = stack_.size() - 1;
+            break;
+        }
+    }
+    if (consistent_before_run(stack_[ci].g)) {
+        run_execution(ci);
+        return;
+    }
+    // An RMW completed after a revisit breaks atomicity: this graph is inconsistent and is not
+    // explored, but the revisits of its new write half are (one of them makes the other RMW read
+    // the new write: that is how the consistent graph is reached). The program is not run on an
+    // inconsistent graph (its own invariants, e.g. a CPU token, would not hold): the views the
+    // revisits need are computed from the graph alone.
+    ci_ = ci;
+    reset_execution();
+    compute_views();
+    const std::vector<eid> writes = std::move(post_replay_writes_);
+    post_replay_writes_.clear();
+    for (eid w : writes) calc_revisits(w);
+}
+
+// The happens-before and porf views of every event of the current graph, and the readers of each
+// location, from the graph alone (what running the program computes in exec_read/write/other),
+// in an order that respects po | rf | spawn | join.
+void explorer::compute_views() {
+    const graph& gr = g();
+    std::vector<std::uint32_t> done(nthreads_, 0);
+    bool spawned = gr.spawn_at == 0;
+    bool joined = false;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            thread_rt& x = th_[t];
+            while (done[t] < gr.th[t].size()) {
+                const eid id{std::uint16_t(t), done[t]};
+                if (t != 0 && !spawned) break;
+                if (t == 0 && gr.spawn_at != UINT32_MAX && id.i == gr.spawn_at && !joined) {
+                    bool all = true;
+                    for (unsigned u = 1; u < nthreads_; ++u)
+                        all = all && done[u] == gr.th[u].size();
+                    if (!all) break;
+                    for (unsigned u = 1; u < nthreads_; ++u) {
+                        x.hb.join(th_[u].hb);
+                        x.hb.c[u] = std::max(x.hb.c[u], 2 * done[u] + 1);
+                        x.porf.join(th_[u].porf);
+                    }
+                    joined = true;
+                }
+                const event& e = gr.at(id);
+                if (e.is_read() && !is_done(e.rf)) break;
+                if (e.fenced() && e.is_read()) {
+                    x.hb.join(x.acq_pending);
+                    x.rel_fence = x.hb;
+                }
+                ev_rt& d = rt(id);
+                d.hb = x.hb;
+                d.hb.stamp(id);
+                d.porf = x.porf;
+                d.porf.c[t] = id.i + 1;
+                if (e.is_read()) {
+                    const ev_rt& w = rt(e.rf);
+                    if (is_acquire(e.read_order()))
+                        d.hb.join(w.msg);
+                    else
+                        x.acq_pending.join(w.msg);
+                    d.porf.join(w.porf);
+                    locs_[e.loc].readers.push_back(id);
+                } else if (e.is_write() && !e.init) {
+                    d.msg = is_release(e.order) ? d.hb : x.rel_fence;
+                    for (auto& p : x.rel_write)
+                        if (p.first == e.loc) d.msg.join(p.second);
+                    if (e.rmw != rmw_op::none) d.msg.join(rt(gr.at(eid{id.t, id.i - 1}).rf).msg);
+                    if (is_release(e.order)) {
+                        bool found = false;
+                        for (auto& p : x.rel_write)
+                            if (p.first == e.loc) {
+                                p.second = d.hb;
+                                found = true;
+                            }
+                        if (!found) x.rel_write.emplace_back(e.loc, d.hb);
+                    }
+                } else if (e.kind == ek::fence) {
+                    if (is_acquire(e.order)) d.hb.join(x.acq_pending);
+                    if (is_release(e.order)) x.rel_fence = d.hb;
+                }
+                if (e.is_write()) locs_[e.loc];  // the location is known
+                d.done = true;
+                x.hb = d.hb;
+                x.porf = d.porf;
+                x.next = id.i + 1;
+                if (e.fenced() && e.is_write()) {
+                    x.hb.join(x.acq_pending);
+                    x.rel_fence = x.hb;
+                }
+                ++done[t];
+                progress = true;
+                if (t == 0 && !spawned && gr.spawn_at != UINT32_MAX && done[0] == gr.spawn_at) {
+                    spawned = true;
+                    for (unsigned u = 1; u < nthreads_; ++u) {
+                        th_[u].hb = x.hb;
+                        th_[u].hb.c[0] = 2 * done[0] + 1;
+                        th_[u].porf = x.porf;
+                        th_[u].start_hb = th_[u].hb;
+                    }
+                }
+            }
+        }
+    }
+    for (unsigned t = 0; t < nthreads_; ++t)
+        if (done[t] != gr.th[t].size())
+            internal_error("the views of a graph could not be computed (a cycle in po | rf)");
+}
+
+// What an alternative's graph can break that the candidate checks did not cover: the atomicity of
+// an RMW completed after its read changed (and, under SC, the acyclicity that comes with it).
+bool explorer::consistent_before_run(const graph& gr) const {
+    for (const auto& kv : gr.co)
+        for (std::size_t k = 1; k < kv.second.size(); ++k) {
+            const eid w = kv.second[k];
+            const event& e = gr.at(w);
+            if (e.rmw != rmw_op::none && gr.at(eid{w.t, w.i - 1}).rf != kv.second[k - 1])
+                return false;
+        }
+    return model_->graph_consistent(gr);
+}
+
+void explorer::run_execution(std::size_t ci) {
+    ci_ = ci;
+    reset_execution();
+    ++res_.replays;
+    schedule();
+    if (!internal_msg_.empty()) {
+        stop_all_ = true;
+        return;
+    }
+    finish_execution();
+}
+
+void explorer::reset_execution() {
+    th_.assign(nthreads_, thread_rt{});
+    for (unsigned t = 0; t < nthreads_; ++t) {
+        th_[t].stack = stacks_[t].get();
+        th_[t].arena = arenas_[t].get();
+    }
+    th_[0].state = ts::ready;
+    rt_.assign(nthreads_, {});
+    for (unsigned t = 0; t < nthreads_; ++t) rt_[t].assign(g().th[t].size(), ev_rt{});
+    locs_.clear();
+    allocs_.clear();
+    replay_left_ = g().size();
+    replaying_ = replay_left_ > 0;
+    violated_ = false;
+    discard_ = false;
+    events_ = 0;
+    next_loc_name_ = 0;
+    trace_.clear();
+    trace_n_ = 0;
+    trace_no_.clear();
+}
+
+// Every event of the graph has run. Check what an alternative may have broken and the candidate
+// checks could not see (RC11's psc), compute the revisits of a write whose place changed, and let
+// the live phase begin.
+// Runs on the fiber that ran the graph's last event, before any more of the program runs.
+void explorer::end_of_replay() {
+    replaying_ = false;
+    g().partial = false;
+    if (!model_->run_consistent(exec(), true)) {
+        discard_ = true;
+        leave_fiber();
+    }
+    const std::vector<eid> writes = std::move(post_replay_writes_);
+    post_replay_writes_.clear();
+    for (eid w : writes) calc_revisits(w);
+}
+
+void explorer::finish_execution() {
+    if (discard_) return;
+    if (violated_) {
+        report(viol_cls_, viol_msg_, viol_where_);
+        return;
+    }
+    bool all_done = true;
+    for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
+    if (all_done) {
+        for (const alloc_rec& a : allocs_)
+            if (!a.freed) {
+                char buf[160];
+                std::snprintf(buf, sizeof buf, "%zu bytes allocated by thread %u never freed",
+                              a.size, a.thread);
+                report("leak", buf, a.where);
+                return;
+            }
+        ++res_.executions;
+        if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
+    } else {
+        // A thread blocked on reads of the newest values can never be woken, since every other
+        // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin). Only when
+        // every blocked thread is such a waiter: a thread cut by an assume (or a waiter on a
+        // value that is not the newest) marks an execution that another one covers.
+        int stuck_thread = -1;
+        bool all_stuck = true;
+        for (unsigned t = 0; t < nthreads_; ++t) {
+            const thread_rt& x = th_[t];
+            if (x.state != ts::blocked && x.state != ts::finished && x.state != ts::join_wait &&
+                x.state != ts::idle)
+                internal_error("an execution ended with thread " + std::to_string(t) +
+                               " neither finished nor blocked");
+            if (x.state != ts::blocked) continue;
+            const bool waits = std::strcmp(x.block_reason, "spin") == 0 ||
+                               std::strcmp(x.block_reason, "lock") == 0 ||
+                               std::strcmp(x.block_reason, "wait") == 0;
+            bool stuck = waits && !x.awaited.empty();
+            for (eid r : x.awaited) stuck = stuck && ev(r).rf == g().co_max(ev(r).loc);
+            all_stuck = all_stuck && stuck;
+            if (stuck && stuck_thread < 0) stuck_thread = int(t);
+        }
+        if (all_stuck && stuck_thread >= 0) {
+            const thread_rt& x = th_[unsigned(stuck_thread)];
+            const bool spin = std::strcmp(x.block_reason, "spin") == 0;
+            report(spin ? "livelock" : "deadlock",
+                   "[" + ctx_label(unsigned(stuck_thread)) + "] waits (" + x.block_reason +
+                       ") on values no other thread will change",
+                   x.block_where);
+            return;
+        }
+        ++res_.blocked;
+        if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
+    }
+    const std::uint64_t n = res_.executions + res_.blocked;
+    if (opt_.progress && (n & 1023u) == 0) opt_.progress(res_.executions, res_.blocked);
+    if (opt_.max_executions && n >= opt_.max_executions) {
+        res_.complete = false;
+        res_.incomplete_reason = "execution limit of " + std::to_string(opt_.max_executions);
+        stop_all_ = true;
+    }
+}
+
+// A trace of thousands of events (an event limit) keeps its start and its end.
+std::string shorten(const std::string& trace) {
+    constexpr std::size_t head = 100, tail = 300;
+    std::vector<std::size_t> starts{0};
+    for (std::size_t k = 0; k + 1 < trace.size(); ++k)
+        if (trace[k] == '\n') starts.push_back(k + 1);
+    if (starts.size() <= head + tail + 1) return trace;
+    return trace.substr(0, starts[head]) + "... (" + std::to_string(starts.size() - head - tail) +
+           " lines omitted)\n" + trace.substr(starts[starts.size() - tail]);
+}
+
+void explorer::report(const std::string& cls, const std::string& msg, src_loc where) {
+    if (!opt_.stop_class.empty()) {
+        if (cls != opt_.stop_class) return;  // looking for one class only
+        stop_all_ = true;
+    } else if (!opt_.all_violations) {
+        stop_all_ = true;
+    }
+    if (seen_classes_.count(cls)) return;
+    seen_classes_[cls] = true;
+    violation v;
+    v.cls = cls;
+    v.message = msg;
+    v.where = where;
+    v.at_execution = res_.executions + res_.blocked + 1;
+    v.replay = encode_replay(g());
+    if (opt_.trace && !tracing_) {
+        // Run the same graph once more with the trace on: the same events, in the same order.
+        const std::size_t saved_ci = ci_;
+        stack_.push_back(context{g(), {}});
+        ci_ = stack_.size() - 1;
+        tracing_ = true;
+        const bool cut = viol_cls_ == cls && violated_;
+        reset_execution();
+        schedule();
+        tracing_ = false;
+        if (cut && !violated_)
+            trace_ +=
+                "(the trace run did not reproduce the violation: the program depends on "
+                "state the graph does not record)\n";
+        v.trace = shorten(trace_);
+        stack_.pop_back();
+        ci_ = saved_ci;
+    }
+    res_.violations.push_back(std::move(v));
+}
+
+// Writes `w` may be read by reads already in the graph: each such read that is not in w's
+// causal prefix, reads w consistently, and whose deletions are maximal extensions gives a
+// backward revisit (see README: TruSt's condition that makes every graph come from one place).
+void explorer::calc_revisits(eid w) {
+    const event& we = ev(w);
+    if (we.init) return;
+    const loc_rt& l = locs_.at(we.loc);
+    const vclock& pw = rt(w).porf;
+    std::vector<eid> readers = l.readers;
+    for (eid r : readers) {
+        if (pw.covers(r)) continue;  // in w's prefix (w's own RMW read half included)
+        const event& re = ev(r);
+        if (!re.revisitable) continue;
+        std::vector<std::uint32_t> keep(nthreads_);
+        for (unsigned t = 0; t < nthreads_; ++t)
+            keep[t] = std::max(g().prefix_len(t, re.stamp), pw.c[t]);
+        // Atomicity: w itself may be an RMW write half placed after a write another RMW reads
+        // (see complete_rmw); a revisit is consistent only if it deletes one of the two.
+        if (we.rmw != rmw_op::none) {
+            const eid wr = ev(eid{w.t, w.i - 1}).rf;
+            bool clash = false;
+            for (const auto& t : g().th)
+                for (std::uint32_t i = 1; i < t.size(); ++i) {
+                    const event& x = t[i];
+                    const eid xe{std::uint16_t(&t - g().th.data()), i};
+                    if (xe == w || !x.is_write() || x.rmw == rmw_op::none || xe.i >= keep[xe.t])
+                        continue;
+                    if (t[i - 1].rf == wr && !(xe.t == r.t && xe.i - 1 == r.i)) clash = true;
+                }
+            if (clash) continue;
+        }
+        if (!maximal_extension(r, w, keep)) continue;
+        // Consistency of r reading w in the revisited graph: the memory model's question.
+        if (!model_->revisit_consistent(exec(), r, w, keep)) continue;
+        item it;
+        it.kind = item::bwd;
+        it.stamp = we.stamp;
+        it.e = r;
+        it.w = w;
+        it.keep = std::move(keep);
+        it.wprefix.assign(pw.c.begin(), pw.c.begin() + nthreads_);
+        stack_[ci_].work.push_back(std::move(it));
+    }
+}
+
+bool explorer::maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const {
+    auto kept = [&](eid e) { return e.i < keep[e.t]; };
+    const event& we = ev(w);
+    if (we.rmw == rmw_op::none) {
+        const eid s = g().co_next(w);
+        if (s.valid() && !kept(s)) return false;  // w's place must survive the deletion
+    }
+    auto check = [&](eid x) {
+        const event& e = ev(x);
+        if (!e.added_max) return false;
+        if (e.is_access()) {
+            const eid wr = e.is_read() ? e.rf : x;
+            const auto& list = g().co.at(e.loc);
+            for (std::size_t k = g().co_index(wr) + 1; k < list.size(); ++k)
+                if (list[k] != w && kept(list[k])) return false;
+        }
+        if (e.is_read() && !e.ipr && !kept(e.rf) && ev(e.rf).stamp > e.stamp) return false;
+        return true;
+    };
+    if (!check(r)) return false;
+    for (unsigned t = 0; t < nthreads_; ++t)
+        for (std::uint32_t i = keep[t]; i < g().th[t].size(); ++i)
+            if (!check(eid{std::uint16_t(t), i})) return false;
+    return true;
+}
+
+}  // namespace kverify::dpor::detail

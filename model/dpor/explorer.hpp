@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The explorer of the dpor engine: the stack of graphs left to explore (exploration), one run of
+// the program on one graph (fibers, events, memory), and traces. The memory model is asked, never
+// decided here (consistency.hpp). Internal to model/dpor; the files that implement it:
+//   explore.cpp  the exploration: alternatives, backward revisits and their maximality
+//   fibers.cpp   the program's threads as fibers, the scheduler, limits and internal errors
+//   events.cpp   the graph events of a run: replayed or added, and their clocks
+//   memory.cpp   plain accesses and races, the engine's arenas
+//   trace.cpp    traces of violations and replay strings
+//   api.cpp      explore() and the operations of namespace rt
+#pragma once
+
+#include <ucontext.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/dpor/consistency.hpp"
+#include "model/dpor/engine.hpp"
+#include "model/dpor/execution.hpp"
+#include "model/dpor/graph.hpp"
+
+namespace kverify::dpor::detail {
+
+using clock_type = std::chrono::steady_clock;
+
+// An alternative left to explore, kept at the stamp of the event it changes.
+struct item {
+    enum kind_t : std::uint8_t { fwd_read, fwd_co, fwd_choice, bwd } kind = fwd_read;
+    std::uint32_t stamp = 0;
+    eid e;  // the read / write / choice it changes (bwd: the revisited read)
+    eid w;  // fwd_read: the new write read; fwd_co: the new co predecessor; bwd: the write
+    std::uint32_t choice = 0;
+    std::vector<std::uint32_t> keep;     // bwd: per-thread prefix kept
+    std::vector<std::uint32_t> wprefix;  // bwd: per-thread length of the write's porf prefix
+};
+
+struct context {
+    graph g;
+    std::vector<item> work;
+};
+
+constexpr std::size_t stack_size = 512 * 1024;
+constexpr std::size_t arena_size = 8 * 1024 * 1024;
+
+// A trace of thousands of events (an event limit) keeps its start and its end.
+std::string shorten(const std::string& trace);
+
+class explorer;
+extern explorer* current;  // the explorer whose program runs now (rt's operations go to it)
+
+class explorer {
+public:
+    explorer(const program& p, const options& o);
+
+    result run();
+
+    // ----- program-side operations (on the program's fibers) -----
+    unsigned thread() const { return cur_; }
+    bool tracing() const { return tracing_; }
+    void init_atomic(void* loc, unsigned width, value_t v, src_loc where);
+    value_t load(const void* loc, mo order, src_loc where);
+    void store(void* loc, value_t v, mo order, src_loc where);
+    value_t rmw(void* loc, rmw_op op, value_t a, value_t b, mo order, mo fail_order, src_loc where,
+                bool& ok, bool full = false);
+    void fence(mo order, src_loc where);
+    void init_plain(void* loc, unsigned width, value_t v, src_loc where);
+    value_t plain_load(const void* loc, src_loc where);
+    void plain_store(void* loc, value_t v, src_loc where);
+    value_t peek(const void* loc);
+    unsigned choose(unsigned n, src_loc where);
+    [[noreturn]] void block(const char* reason, src_loc where);
+    void spin_iteration(src_loc where);
+    [[noreturn]] void fail(const char* cls, const std::string& msg, src_loc where);
+    void note(const std::string& text, src_loc where);
+    void* alloc(std::size_t bytes, src_loc where);
+    void dealloc(void* p, src_loc where);
+
+    static void fiber_entry();
+
+private:
+    // ----- exploration (explore.cpp) -----
+    void apply(std::size_t ci, item it);
+    void run_execution(std::size_t ci);
+    bool consistent_before_run(const graph& gr) const;
+    void compute_views();
+    void end_of_replay();
+    void finish_execution();
+    void calc_revisits(eid w);
+    bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
+    void complete_rmw(graph& gr, eid r);
+    void report(const std::string& cls, const std::string& msg, src_loc where);
+
+    // ----- one run of the program (fibers.cpp, events.cpp, memory.cpp) -----
+    void reset_execution();
+    void schedule();
+    void thread_body(unsigned t);
+    void suspend() { swapcontext(&th_[cur_].ctx, &sched_ctx_); }
+    [[noreturn]] void leave_fiber();
+    void spawn_tasks();
+    eid next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay);
+    template <class Branch>
+    void add_read(event& e, eid id, std::size_t lo, Branch branch);
+    void await_rf(eid w);
+    void exec_read(eid r);
+    void exec_write(eid w);
+    void exec_other(eid e);
+    void replayed_one() {
+        if (replaying_ && --replay_left_ == 0) end_of_replay();
+        if (opt_.after_event) opt_.after_event();
+    }
+    eid add_event(unsigned t, event e);
+    void partial_co_insert(std::uintptr_t a, eid w);
+    loc_rt& loc_of(const void* p, src_loc where);
+    void race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
+                    src_loc where);
+    void tick(src_loc where);
+    [[noreturn]] void internal_error(const std::string& msg);
+    std::string thread_dump(unsigned t) const;
+
+    // ----- traces and replay strings (trace.cpp) -----
+    void trace_event(eid e);
+    void trace_text(const std::string& s, src_loc where);
+    std::string ctx_label(unsigned t) const;
+    std::string loc_name(std::uintptr_t a) const;
+    std::string encode_replay(const graph& gr) const;
+    bool decode_replay(const std::string& s, graph& gr) const;
+
+    // The run as the memory model sees it.
+    execution exec() const { return execution{g(), nthreads_, rt_, th_, locs_}; }
+    graph& g() { return stack_[ci_].g; }
+    const graph& g() const { return stack_[ci_].g; }
+    event& ev(eid e) { return g().at(e); }
+    const event& ev(eid e) const { return g().at(e); }
+    ev_rt& rt(eid e) { return rt_[e.t][e.i]; }
+    const ev_rt& rt(eid e) const { return rt_[e.t][e.i]; }
+    bool is_done(eid e) const { return e.i < rt_[e.t].size() && rt_[e.t][e.i].done; }
+
+    const program& prog_;
+    const options& opt_;
+    std::unique_ptr<consistency> model_;
+    unsigned nthreads_ = 0;
+    std::vector<std::unique_ptr<char[]>> stacks_, arenas_;
+
+    std::vector<context> stack_;
+    std::size_t ci_ = 0;
+    result res_;
+    clock_type::time_point start_;
+    bool stop_all_ = false;
+    std::string internal_msg_;
+
+    // per run of the program
+    std::vector<thread_rt> th_;
+    std::vector<std::vector<ev_rt>> rt_;
+    std::unordered_map<std::uintptr_t, loc_rt> locs_;
+    std::vector<alloc_rec> allocs_;
+    ucontext_t sched_ctx_{};
+    unsigned cur_ = 0;
+    bool in_fiber_ = false;
+    bool replaying_ = false;
+    bool violated_ = false;
+    bool discard_ = false;  // the graph turned out inconsistent, or the run was cut
+    std::uint32_t events_ = 0;
+    std::size_t replay_left_ = 0;  // graph events not yet run in this run
+    std::uint32_t tick_ = 0;
+    unsigned next_loc_name_ = 0;
+    std::vector<eid> post_replay_writes_;  // their revisits are computed when the replay is done
+    std::string viol_cls_, viol_msg_;
+    src_loc viol_where_{"", 0, ""};
+    std::map<std::string, bool> seen_classes_;
+
+    bool tracing_ = false;
+    std::string trace_;
+    unsigned trace_n_ = 0;
+    std::map<std::pair<unsigned, std::uint32_t>, unsigned> trace_no_;
+};
+
+}  // namespace kverify::dpor::detail

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The program's threads as fibers (ucontext) and the scheduler of one run: threads are resumed in
+// an order that respects po | rf (a thread waits for the write its next read reads), new events
+// are added from the leftmost thread that can run; the event limit, the time budget, and
+// internal errors (the program did something else than the graph says).
+#include <cstdlib>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+void explorer::fiber_entry() {
+    explorer* x = current;
+    const unsigned t = x->cur_;
+    x->thread_body(t);
+    x->th_[t].state = ts::finished;
+    x->leave_fiber();
+}
+
+void explorer::leave_fiber() {
+    in_fiber_ = false;
+    setcontext(&sched_ctx_);
+    std::abort();  // not reached
+}
+
+void explorer::thread_body(unsigned t) {
+    if (t != 0) {
+        if (prog_.task) prog_.task(t - 1);
+        return;
+    }
+    if (prog_.setup) prog_.setup();
+    if (g().spawn_at == UINT32_MAX)
+        g().spawn_at = th_[0].next;
+    else if (g().spawn_at != th_[0].next)
+        internal_error("the harness spawned its tasks at another point of the replayed graph");
+    spawn_tasks();
+    th_[0].state = ts::join_wait;
+    suspend();
+    for (unsigned u = 1; u < nthreads_; ++u) {  // join: everything the tasks did happens before
+        th_[0].hb.join(th_[u].hb);
+        th_[0].hb.c[u] = std::max(th_[0].hb.c[u], 2 * th_[u].next + 1);
+        th_[0].porf.join(th_[u].porf);
+    }
+    if (prog_.teardown) prog_.teardown();
+}
+
+void explorer::spawn_tasks() {
+    for (unsigned t = 1; t < nthreads_; ++t) {
+        th_[t].state = ts::ready;
+        th_[t].hb = th_[0].hb;  // spawn: the harness's prefix happens before each task
+        th_[t].hb.c[0] = 2 * th_[0].next + 1;
+        th_[t].porf = th_[0].porf;
+        th_[t].start_hb = th_[t].hb;
+    }
+}
+
+
+void explorer::schedule() {
+    for (;;) {
+        if (violated_ || discard_ || !internal_msg_.empty()) return;
+        int pick = -1;
+        for (unsigned t = 0; t < nthreads_ && pick < 0; ++t) {
+            const thread_rt& x = th_[t];
+            switch (x.state) {
+                case ts::ready:
+                    pick = int(t);
+                    break;
+                case ts::wait_rf:
+                    if (is_done(x.waiting)) pick = int(t);
+                    break;
+                case ts::frontier:
+                    if (!replaying_) pick = int(t);
+                    break;
+                case ts::join_wait: {
+                    bool all = true;
+                    for (unsigned u = 1; u < nthreads_; ++u) all &= th_[u].state == ts::finished;
+                    if (all) pick = int(t);
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+        if (pick < 0) {
+            if (replaying_)
+                internal_error(
+                    "the run stopped before the end of the graph (the program does not "
+                    "behave the same for the same graph: does it read shared state "
+                    "outside the engine?)");
+            return;
+        }
+        const unsigned t = unsigned(pick);
+        thread_rt& x = th_[t];
+        x.state = ts::ready;
+        cur_ = t;
+        if (!x.started) {
+            x.started = true;
+            getcontext(&x.ctx);
+            x.ctx.uc_stack.ss_sp = x.stack;
+            x.ctx.uc_stack.ss_size = stack_size;
+            x.ctx.uc_link = &sched_ctx_;
+            makecontext(&x.ctx, fiber_entry, 0);
+        }
+        in_fiber_ = true;
+        swapcontext(&sched_ctx_, &x.ctx);
+        in_fiber_ = false;
+    }
+}
+
+// The events of thread t as the graph has them (for internal error messages).
+std::string explorer::thread_dump(unsigned t) const {
+    static const char* const kinds[] = {"read", "write", "fence", "choice", "block"};
+    std::string s = "\nthread " + std::to_string(t) + " in the graph:";
+    for (std::uint32_t i = 0; i < g().th[t].size(); ++i) {
+        const event& e = g().th[t][i];
+        s += "\n  " + std::to_string(i) + ": " + kinds[int(e.kind)] + " " + e.where.file + ":" +
+             std::to_string(e.where.line) + " " + e.where.func + " val=" + std::to_string(e.val) +
+             (e.is_read() ? " rf=" + std::to_string(e.rf.t) + "." + std::to_string(e.rf.i) : "") +
+             " stamp=" + std::to_string(e.stamp) +
+             (e.kind == ek::block ? std::string(" ") + e.reason : "");
+    }
+    return s;
+}
+
+void explorer::internal_error(const std::string& msg) {
+    if (internal_msg_.empty()) internal_msg_ = msg;
+    stop_all_ = true;
+    discard_ = true;
+    if (in_fiber_) leave_fiber();
+    throw std::logic_error("dpor: " + msg);
+}
+
+void explorer::tick(src_loc where) {
+    if (++events_ > opt_.max_events)
+        fail("event-limit",
+             "an execution ran more than " + std::to_string(opt_.max_events) +
+                 " operations (an unbounded loop without cpu_relax?)",
+             where);
+    if (opt_.budget_s > 0 && (++tick_ & 255u) == 0) {
+        const double spent = std::chrono::duration<double>(clock_type::now() - start_).count();
+        if (spent > opt_.budget_s) {
+            res_.complete = false;
+            res_.incomplete_reason = "time budget of " + std::to_string(opt_.budget_s) + " s";
+            stop_all_ = true;
+            discard_ = true;
+            leave_fiber();
+        }
+    }
+}
+
+}  // namespace kverify::dpor::detail

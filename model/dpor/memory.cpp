@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Memory of one run: locations and their checks (uninitialised, use after free), plain accesses
+// race-checked as C11 data races against the happens-before clocks, the newest value for checks,
+// and allocation from per-thread arenas at the same addresses in every run, never reused.
+#include <cstdio>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+loc_rt& explorer::loc_of(const void* p, src_loc where) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = locs_.find(a);
+    if (it == locs_.end()) fail("uninit", "access to a location that was never constructed", where);
+    loc_rt& l = it->second;
+    if (l.alloc >= 0 && allocs_[std::size_t(l.alloc)].freed)
+        fail("use-after-free", "access to " + loc_name(a) + " after its memory was freed", where);
+    return l;
+}
+
+void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
+                          src_loc where) {
+    const unsigned t = cur_;
+    auto racy = [&](unsigned u, const access_rec& a) {
+        return u != t && a.pos >= 0 && !vc.covers_pos(u, a.pos);
+    };
+    auto race = [&](unsigned u, const access_rec& a, const char* what) {
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
+                      "happens before the other)",
+                      plain ? "plain" : "atomic", write ? "write" : "read", t, what, u,
+                      a.where.file, a.where.line);
+        fail("data-race", buf, where);
+    };
+    if (l.has_plain_write && racy(l.pw_thread, l.pw)) race(l.pw_thread, l.pw, "plain write");
+    for (unsigned u = 0; u < nthreads_; ++u) {
+        if (write && racy(u, l.plain_read[u])) race(u, l.plain_read[u], "plain read");
+        if (plain && racy(u, l.atomic_write[u])) race(u, l.atomic_write[u], "atomic write");
+        if (plain && write && racy(u, l.atomic_access[u]))
+            race(u, l.atomic_access[u], "atomic read");
+    }
+    const access_rec me{pos, where};
+    if (plain && write) {
+        l.has_plain_write = true;
+        l.pw_thread = t;
+        l.pw = me;
+    } else if (plain) {
+        l.plain_read[t] = me;
+    } else {
+        l.atomic_access[t] = me;
+        if (write) l.atomic_write[t] = me;
+    }
+}
+
+void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
+    tick(where);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = locs_.find(a);
+    if (it == locs_.end()) {
+        loc_rt l;
+        l.width = std::uint8_t(width);
+        l.name = next_loc_name_++;
+        for (std::size_t k = 0; k < allocs_.size(); ++k)
+            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
+        it = locs_.emplace(a, l).first;
+    }
+    loc_rt& l = it->second;
+    race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
+    l.plain_val = v & width_mask(width);
+    if (tracing_) trace_text("init " + loc_name(a) + " := " + std::to_string(l.plain_val), where);
+}
+
+value_t explorer::plain_load(const void* p, src_loc where) {
+    tick(where);
+    loc_rt& l = loc_of(p, where);
+    race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, false, true, where);
+    if (tracing_)
+        trace_text("plain read " + loc_name(reinterpret_cast<std::uintptr_t>(p)) + " -> " +
+                       std::to_string(l.plain_val),
+                   where);
+    return l.plain_val;
+}
+
+void explorer::plain_store(void* p, value_t v, src_loc where) {
+    tick(where);
+    loc_rt& l = loc_of(p, where);
+    race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
+    l.plain_val = v & width_mask(l.width);
+    if (tracing_)
+        trace_text("plain write " + loc_name(reinterpret_cast<std::uintptr_t>(p)) +
+                       " := " + std::to_string(l.plain_val),
+                   where);
+}
+
+value_t explorer::peek(const void* p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = locs_.find(a);
+    if (it == locs_.end()) return 0;
+    if (!it->second.atomic) return it->second.plain_val;
+    const auto& list = g().co.at(a);
+    for (std::size_t k = list.size(); k-- > 0;)
+        if (is_done(list[k])) return ev(list[k]).val;
+    return 0;
+}
+
+void explorer::note(const std::string& text, src_loc where) {
+    if (tracing_) trace_text(text, where);
+}
+
+void* explorer::alloc(std::size_t bytes, src_loc where) {
+    thread_rt& x = th_[cur_];
+    const std::size_t sz = (bytes + 15) & ~std::size_t{15};
+    if (x.arena_used + sz > arena_size)
+        fail("out-of-memory", "the engine's arena of thread " + std::to_string(cur_) + " is full",
+             where);
+    char* p = x.arena + x.arena_used;
+    x.arena_used += sz == 0 ? 16 : sz;
+    allocs_.push_back(alloc_rec{reinterpret_cast<std::uintptr_t>(p), bytes, false, where, cur_});
+    if (tracing_) trace_text("alloc " + std::to_string(bytes) + " bytes", where);
+    return p;
+}
+
+void explorer::dealloc(void* p, src_loc where) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (std::size_t k = allocs_.size(); k-- > 0;) {
+        alloc_rec& r = allocs_[k];
+        if (r.base != a) continue;
+        if (r.freed) fail("double-free", "memory freed twice", where);
+        r.freed = true;
+        if (tracing_) trace_text("free " + std::to_string(r.size) + " bytes", where);
+        return;
+    }
+    fail("invalid-free", "free of memory the engine did not allocate", where);
+}
+
+}  // namespace kverify::dpor::detail
