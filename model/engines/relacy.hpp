@@ -141,7 +141,7 @@ struct engine {
     };
 
     static void fence(order o, src_loc l) { rl::atomic_thread_fence(o, info(l)); }
-    // A spin-loop iteration: Relacy's yield keeps its search fair (kernel-model.md).
+    // A spin-loop iteration: Relacy's yield keeps its search fair (model/kernel/MAPPING.md).
     static void spin(src_loc l) { rl::ctx().yield(1, info(l)); }
 
     // kmalloc / kfree: the heap of heap.hpp (defined there).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Self-tests of the simulated kernel: each rule of shared/spec/kernel-model.md has a check that
-// must find its violation and a twin that must pass (expected verdicts in verdicts.tsv).
+// Self-tests of the simulated kernel: each rule of model/ASSUMPTIONS.md has a check that must
+// find its violation and a twin that must pass (listed in proofs/properties.md; verdicts.tsv).
 #include "impl/guards.hpp"
 #include "model/kernel/model_env.hpp"
 #include "model/kernel/scenario.hpp"

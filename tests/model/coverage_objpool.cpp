@@ -12,7 +12,7 @@
 //   init       -EINVAL, an objinit failure and -ENOMEM (kmalloc failures injected by a test Env)
 //              free everything and leave a pool that can be initialised again
 // Each positive check has a twin that must fail: a test-only Env that weakens one operation the
-// checked path relies on (properties.md allows mutants as Env tweaks), or the F2 window itself.
+// checked path relies on (proofs/properties.md allows mutants as Env tweaks), or the F2 window.
 // Expected verdicts: proofs/expected/verdicts.tsv, section coverage. The checks are named
 // coverage/objpool/VARIANT/CONFIG, apart from the ladder's objpool/VARIANT/CONFIG, so that the
 // rows of a kernel version stay those a reviewed variant gets too (proofs/expected/rows-like).

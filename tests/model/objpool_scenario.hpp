@@ -4,7 +4,7 @@
 // under review (tests/model/objpool_review_example.cpp, proofs/reviewing.md). One call,
 // objpool_model::add_variant<V>(), registers V on the whole ladder.
 //
-// The scenario checks properties 1-8 of shared/spec/properties.md:
+// The scenario checks properties 1-8 of proofs/properties.md (objpool part):
 //   duplicate        an object popped while the checker has it as held by someone else (1)
 //   loss             at quiescence some object is neither in a slot nor held (2)
 //   slot-invariant   0 <= last - head <= tail - head <= nr_objs fails at some step (3)

@@ -292,7 +292,7 @@ run_result run_once(const run_config& cfg) {
     return res;
 }
 
-// Everything properties.md asks of a sound variant at and before quiescence.
+// Everything proofs/properties.md asks of a sound variant at and before quiescence.
 void expect_sound(const run_result& r, const run_config& cfg, const char* name) {
     SCOPED_TRACE(std::string(name) + " adders=" + std::to_string(cfg.adders) +
                  " irqs=" + std::to_string(cfg.irqs) + " hotplug=" + std::to_string(cfg.hotplug));

@@ -77,7 +77,7 @@ protected:
 // up to 2 x batch either way; half way, CPU 3 (holding a delta) goes dying and offline, sum() is
 // checked, cpu_dead(3) folds it, and later CPU 3 comes back. After every step: sum() exact,
 // read() + all deltas == the total, every delta below the batch. Returns the first broken
-// property, named as in shared/spec/properties.md, or "" when all held.
+// property, named as in proofs/properties.md, or "" when all held.
 template <class V>
 std::string sequential_contract(s32 batch, unsigned steps, std::uint64_t seed) {
     percpu_counter<E, V> c;
