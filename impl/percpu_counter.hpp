@@ -34,8 +34,8 @@ namespace kverify {
 // batch, and one interrupted preempt-only add starting below batch leaves the local below
 // 3 x batch (see add_batch_decide_then_add). Along a run of interrupted preempt-only adds the
 // local keeps growing (two give 4 x batch - 4, lemma pcc_preempt_only_two_irqs) and can leave
-// s32: that variant is known bad and outside this guarantee. Amounts are s64; `count`, amounts and limits must stay far from
-// S64_MIN/S64_MAX (|x| <= 2^62 is ample), as the kernel also assumes.
+// s32: that variant is known bad and outside this guarantee. Amounts are s64; `count`, amounts and
+// limits must stay far from S64_MIN/S64_MAX (|x| <= 2^62 is ample), as the kernel also assumes.
 inline constexpr std::int32_t pcc_max_batch = INT32_MAX / 3;
 
 // The kernel's floor for the default batch.
