@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // kverify: the model checker's command line (parsed with CLI11). Runs the registered checks
-// (tests/model, tests/mutants, tests/litmus) and compares each verdict with the expected
+// (tests/model) and compares each verdict with the expected
 // verdicts kept as data in proofs/expected/verdicts.tsv.
 #include <unistd.h>
 
