@@ -62,23 +62,10 @@ inline check_budgets budgets_of(const kernel_config& k) {
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
-    check c{std::move(name),
-            std::move(algorithm),
-            std::move(variant),
-            std::move(config),
-            {},
-            budgets_of(p.kernel),
-            nullptr};
-    for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) c.engines.push_back(r.name);
-    c.run = [p](const std::string& engine, const search_spec& s) {
-        for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) {
-            if (engine != r.name) continue;
-            verdict v = r.run(p, s);
-            v.engine = engine;
-            return v;
-        }
-        throw std::invalid_argument("engine " + engine + " cannot run this check");
-    };
+    check c{std::move(name),   std::move(algorithm), std::move(variant),
+            std::move(config), budgets_of(p.kernel), {}};
+    for (const engine_runner<Scenario>& r : engine_runners<Scenario>())
+        c.engines.push_back({r.name, [p, run = r.run](const search_spec& s) { return run(p, s); }});
     register_check(std::move(c));
 }
 
