@@ -90,23 +90,12 @@ program program_of(const typename Scenario::params& p) {
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
-    check c{std::move(name),
-            std::move(algorithm),
-            std::move(variant),
-            std::move(config),
-            {},
-            budgets_of(p.kernel),
-            nullptr};
-    for (const engine_runner& r : engine_runners) c.engines.push_back(r.name);
-    c.run = [p](const std::string& engine, const search_spec& s) {
-        for (const engine_runner& r : engine_runners) {
-            if (engine != r.name) continue;
-            verdict v = r.run(program_of<Scenario>(p), s);
-            v.engine = engine;
-            return v;
-        }
-        throw std::invalid_argument("engine " + engine + " cannot run this check");
-    };
+    check c{std::move(name),   std::move(algorithm), std::move(variant),
+            std::move(config), budgets_of(p.kernel), {}};
+    for (const engine_runner& r : engine_runners)
+        c.engines.push_back({r.name, [p, run = r.run](const search_spec& s) {
+                                 return run(program_of<Scenario>(p), s);
+                             }});
     register_check(std::move(c));
 }
 
