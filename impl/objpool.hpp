@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // objpool: the kernel's lock-free MPMC bag of preallocated objects (lib/objpool.c and
-// include/linux/objpool.h), written from shared/spec/algorithms.md section 1 over one Env.
+// include/linux/objpool.h), over one Env; each version it builds is described in impl/VARIANTS.md.
 //
 // One ring of object pointers per possible CPU. A CPU pushes only into its own ring and pops from
 // its own ring first, then from the other possible CPUs in cyclic order. Each kernel version and

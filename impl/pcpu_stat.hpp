@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // pcpu_stat: the smallest per-CPU algorithm, a statistics counter (one word per CPU, incremented
-// with a CPU-local add, summed by reading every possible CPU). It exists to show one source
-// running on both backends (tests/stress/pcpu_stat_stress_test.cpp and tests/model/pcpu_stat.cpp)
-// and to keep the foundation honest: the read-then-write variant must lose an update.
+// with a CPU-local add, summed by reading every possible CPU). One source on both backends
+// (tests/stress/pcpu_stat_stress_test.cpp, tests/model/pcpu_stat/pcpu_stat.cpp), and the
+// foundation kept honest: the read-then-write variant must lose an update.
 #pragma once
 
 #include "impl/common.hpp"

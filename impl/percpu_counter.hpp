@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // percpu_counter: a global s64 `count` guarded by a raw spinlock, plus one s32 delta per CPU.
 // An add stays in the adding CPU's delta until the delta would reach `batch`; then the delta and
-// the amount are folded into `count` under the lock (shared/spec/algorithms.md section 2).
+// the amount are folded into `count` under the lock (the versions: impl/VARIANTS.md).
 // add_batch is a compile-time Variant, so every version the project checks (pre-v6.3
 // preempt-only, v6.3 irqsave, v6.11 local-cas, the RFC posting) and the known-bad mutants that
 // the checkers must catch are built from this one source, each as the few lines where it differs.
@@ -34,8 +34,8 @@ namespace kverify {
 // batch, and one interrupted preempt-only add starting below batch leaves the local below
 // 3 x batch (see add_batch_decide_then_add). Along a run of interrupted preempt-only adds the
 // local keeps growing (two give 4 x batch - 4, lemma pcc_preempt_only_two_irqs) and can leave
-// s32: that variant is known bad and outside this guarantee. Amounts are s64; `count`, amounts and limits must stay far from
-// S64_MIN/S64_MAX (|x| <= 2^62 is ample), as the kernel also assumes.
+// s32: that variant is known bad and outside this guarantee. Amounts are s64; `count`, amounts and
+// limits must stay far from S64_MIN/S64_MAX (|x| <= 2^62 is ample), as the kernel also assumes.
 inline constexpr std::int32_t pcc_max_batch = INT32_MAX / 3;
 
 // The kernel's floor for the default batch.

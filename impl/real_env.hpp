@@ -273,9 +273,15 @@ struct real_env {
     static bool try_cmpxchg_local(atomic<T>& a, T& old, T nv, src_loc = {}) noexcept {
         return local_cas(a.v_, old, nv);
     }
-    static void smp_mb(src_loc = {}) noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
-    static void smp_rmb(src_loc = {}) noexcept { std::atomic_thread_fence(std::memory_order_acquire); }
-    static void smp_wmb(src_loc = {}) noexcept { std::atomic_thread_fence(std::memory_order_release); }
+    static void smp_mb(src_loc = {}) noexcept {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+    static void smp_rmb(src_loc = {}) noexcept {
+        std::atomic_thread_fence(std::memory_order_acquire);
+    }
+    static void smp_wmb(src_loc = {}) noexcept {
+        std::atomic_thread_fence(std::memory_order_release);
+    }
 
     template <class T>
     static T plain_read(const cell<T>& c, src_loc = {}) noexcept {
@@ -545,13 +551,12 @@ struct real_env {
     static bool raise_nmi(unsigned cpu) { return raise(cpu, SIGUSR2); }
 
     struct counters {
-        std::uint64_t irqs_run, irqs_deferred, nmis_run, nmis_dropped, warnings,
-            preempt_violations;
+        std::uint64_t irqs_run, irqs_deferred, nmis_run, nmis_dropped, warnings, preempt_violations;
     };
     static counters stats() noexcept {
         detail::real_machine& m = detail::machine();
-        return {m.irqs_run.load(),  m.irqs_deferred.load(), m.nmis_run.load(),
-                m.nmis_dropped.load(), m.warnings.load(),     m.preempt_violations.load()};
+        return {m.irqs_run.load(),     m.irqs_deferred.load(), m.nmis_run.load(),
+                m.nmis_dropped.load(), m.warnings.load(),      m.preempt_violations.load()};
     }
     static void reset_stats() noexcept {
         detail::real_machine& m = detail::machine();

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The registry of named checks. A check is one scenario with one configuration; each engine that
-// can run it (today only "relacy") appears in its engine list, and check::run dispatches on the
-// engine name. Engine-neutral: no engine headers here (scenario.hpp fills the registry).
+// The registry of named checks. A check is one scenario with one configuration; it holds a small
+// table of the engines that can run it, each with its runner, and the registry finds a check by
+// name through an index. Engine-neutral: no engine headers here (scenario.hpp fills the
+// registry, once per engine build).
 #pragma once
 
+#include <algorithm>
+#include <deque>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/check/verdict.hpp"
@@ -20,66 +25,80 @@ struct check_budgets {
     unsigned migrations = 0;
 };
 
+// One search of one check on one engine; the configuration is bound in.
+using check_runner = std::function<verdict(const search_spec&)>;
+
+struct check_engine {
+    std::string name;  // relacy, dpor-rc11, dpor-sc
+    check_runner run;
+};
+
 struct check {
     std::string name;       // unique: algorithm/variant/config
     std::string algorithm;  // objpool, percpu_counter, litmus, kernel-model
     std::string variant;
-    std::string config;                // human summary of the configuration
-    std::vector<std::string> engines;  // engines that can run it, in registration order
+    std::string config;  // human summary of the configuration
     check_budgets budgets;
-    // Runs one search on one engine of `engines`.
-    std::function<verdict(const std::string& engine, const search_spec&)> run;
+    std::vector<check_engine> engines;  // in registration order; a few at most
 
-    bool supports(const std::string& engine) const {
-        for (const std::string& e : engines)
-            if (e == engine) return true;
-        return false;
+    const check_engine* engine(const std::string& e) const {
+        for (const check_engine& k : engines)
+            if (k.name == e) return &k;
+        return nullptr;
+    }
+    bool supports(const std::string& e) const { return engine(e) != nullptr; }
+
+    // Runs one search on engine `e`; the verdict names that engine.
+    verdict run(const std::string& e, const search_spec& s) const {
+        const check_engine* k = engine(e);
+        if (!k) throw std::invalid_argument("engine " + e + " cannot run this check");
+        verdict v = k->run(s);
+        v.engine = e;
+        return v;
     }
 };
 
-inline std::vector<check>& registry() {
-    static std::vector<check> r;
-    return r;
-}
-
-// Adds a check, or the engines of a check already registered under the same name: every
-// scenario file is built once per engine (model/engines/engine.hpp), and each build registers its own
-// engines' runners for the same checks.
-inline void register_check(check c) {
-    for (check& have : registry()) {
-        if (have.name != c.name) continue;
-        auto first = std::move(have.run);
-        auto second = std::move(c.run);
-        const std::vector<std::string> second_engines = c.engines;
-        for (const std::string& e : c.engines) have.engines.push_back(e);
-        have.run = [first, second, second_engines](const std::string& engine,
-                                                   const search_spec& s) {
-            for (const std::string& e : second_engines)
-                if (e == engine) return second(engine, s);
-            return first(engine, s);
-        };
-        return;
-    }
-    registry().push_back(std::move(c));
-}
-
-inline const check* find_check(const std::string& name) {
-    for (const check& c : registry())
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
-// Every engine some check supports, in order of first registration.
-inline std::vector<std::string> known_engines() {
-    std::vector<std::string> r;
-    for (const check& c : registry())
-        for (const std::string& e : c.engines) {
-            bool seen = false;
-            for (const std::string& k : r) seen = seen || k == e;
-            if (!seen) r.push_back(e);
+class check_registry {
+public:
+    // Adds a check, or the engines of a check already registered under the same name: every
+    // scenario file is built once per engine (model/engines/engine.hpp), and each build
+    // registers its own engines' runners for the same checks.
+    void add(check c) {
+        for (const check_engine& e : c.engines)
+            if (std::find(engines_.begin(), engines_.end(), e.name) == engines_.end())
+                engines_.push_back(e.name);
+        const auto [at, added] = index_.emplace(c.name, checks_.size());
+        if (added) {
+            checks_.push_back(std::move(c));
+            return;
         }
+        check& have = checks_[at->second];
+        for (check_engine& e : c.engines) have.engines.push_back(std::move(e));
+    }
+
+    const check* find(const std::string& name) const {
+        const auto at = index_.find(name);
+        return at == index_.end() ? nullptr : &checks_[at->second];
+    }
+    // Every check, in registration order.
+    const std::deque<check>& all() const { return checks_; }
+    // Every engine some check supports, in order of first registration.
+    const std::vector<std::string>& engines() const { return engines_; }
+
+private:
+    std::deque<check> checks_;  // a deque: a check found once stays where it is
+    std::unordered_map<std::string, std::size_t> index_;
+    std::vector<std::string> engines_;
+};
+
+inline check_registry& registry() {
+    static check_registry r;
     return r;
 }
+
+inline void register_check(check c) { registry().add(std::move(c)); }
+inline const check* find_check(const std::string& name) { return registry().find(name); }
+inline const std::vector<std::string>& known_engines() { return registry().engines(); }
 
 // Runs fn() at static initialisation: each check file registers its checks this way.
 struct registrar {

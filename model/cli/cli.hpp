@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The kverify command line, shared between its parts: the expected-verdict table
-// (model/cli/table.cpp), running checks in child processes with progress and shrinking
-// (model/cli/exec.cpp), reports as text, JSON, JUnit and Markdown (model/cli/report.cpp), and the commands
-// (model/cli/main.cpp). Engine-neutral: it sees checks only through the registry.
+// The parts of the kverify command line the commands are built from: the expected-verdict table
+// (table.cpp), verdicts and result rows as JSON (result_json.cpp), the report of a run
+// (report.cpp) and running checks in child processes (exec.cpp). The commands themselves:
+// commands.hpp. Engine-neutral: it sees checks only through the registry.
 #pragma once
 
 #include <cstdint>
@@ -71,16 +71,7 @@ std::vector<table_row> shard_rows(const std::vector<table_row>& rows, unsigned i
 // byte of the file. Returns how many lines changed.
 int repin_table(const std::string& path, const std::vector<std::pair<int, std::string>>& counts);
 
-// ----- evidence: what each variant is verified against (model/cli/evidence.cpp) -----
-
-// The algorithms of the table's rows, in table order.
-std::vector<std::string> evidence_algorithms(const table& t);
-// A Markdown table of the rows of one algorithm: per variant, a line per engine (memory model),
-// search, tier and verdict, naming the configurations it covers. Throws usage_error for an
-// algorithm without checks.
-std::string evidence_markdown(const table& t, const std::string& algorithm);
-
-// ----- results -----
+// ----- one row's result -----
 
 struct row_result {
     table_row row;
@@ -94,10 +85,17 @@ struct row_result {
 void judge(row_result& r);
 int exit_status(const std::vector<row_result>& results, bool allow_count_changed);
 
+// ----- JSON: result files, replay files and the messages of child processes -----
+
 json verdict_to_json(const verdict& v);
 verdict verdict_from_json(const json& j);  // throws usage_error on a malformed object
 json row_to_json(const row_result& r);
-row_result row_from_json(const json& j);
+row_result row_from_json(const json& j);  // throws usage_error on a malformed object
+void write_file(const std::string& path, const std::string& text);  // throws usage_error
+// Fails early, before any search, when a result file cannot be written ("" = no file).
+void check_writable(const std::string& path);
+
+// ----- the report of a run of table rows -----
 
 struct run_info {
     std::string table_path, table_digest;
@@ -108,27 +106,40 @@ struct run_info {
     double wall_seconds = 0;
 };
 
-json results_to_json(const run_info& info, const std::vector<row_result>& results,
-                     bool allow_count_changed);
-void write_file(const std::string& path, const std::string& text);  // throws usage_error
-std::string junit_xml(const std::vector<row_result>& results, double wall_seconds);
-std::string markdown_summary(const std::vector<row_result>& results, const run_info& info,
-                             bool allow_count_changed);
-
-// The verdict table on stdout, one line per row as results arrive.
-struct table_printer {
-    std::size_t name_width = 5, verdict_width = 14;
-    explicit table_printer(const std::vector<table_row>& rows);
-    void header() const;
-    void row(const row_result& r) const;
+struct report_options {
+    bool traces = false;  // the trace of every violation, expected or not
+    bool allow_count_changed = false;
+    std::string json, junit, markdown;  // result files to write, "" = none
 };
-// Mismatches with their traces, count changes, and the summary line.
-void print_epilogue(const std::vector<row_result>& results, bool with_traces, double wall_seconds,
-                    unsigned jobs);
+
+// What verify and merge print and write, from the same calls: verify adds each row's result
+// as it arrives, merge the rows read from the shards' files. It alone prints the verdict table,
+// the rows that differ with their traces, the count-changed list and the summary line, and
+// writes the JSON, JUnit and Markdown files.
+class report {
+public:
+    // `rows`: every row that will be added, in table order (they set the column widths).
+    report(run_info info, const std::vector<table_row>& rows, report_options o);
+    void header() const;
+    void add(row_result r);  // judges the row and prints its line
+    // After the last row: the epilogue on stdout, then the result files.
+    void finish(double wall_seconds);
+    const std::vector<row_result>& results() const { return results_; }
+    int exit_status() const { return cli::exit_status(results_, o_.allow_count_changed); }
+
+private:
+    void print_epilogue() const;
+    void write_files() const;
+
+    run_info info_;
+    report_options o_;
+    std::size_t name_width_ = 5, verdict_width_ = 14;
+    std::vector<row_result> results_;
+};
 
 std::string format_seconds(double s);  // "<1 ms", "12 ms", "3.45 s", "2m05s"
 
-// ----- running checks -----
+// ----- running checks (exec.cpp) -----
 
 struct job {
     const check* c = nullptr;

@@ -5,12 +5,13 @@
 // one check on one engine only the strongest search is shown. The tables in
 // proofs/objpool.md and proofs/percpu_counter.md are this output (ctest proofs.evidence).
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 
-#include "model/cli/cli.hpp"
+#include "model/cli/commands.hpp"
 
 namespace kverify::cli {
 namespace {
@@ -60,8 +61,7 @@ std::string config_list(const std::vector<std::string>& configs) {
     return out;
 }
 
-}  // namespace
-
+// The algorithms of the table's rows, in table order.
 std::vector<std::string> evidence_algorithms(const table& t) {
     std::vector<std::string> r;
     for (const table_row& row : t.rows) {
@@ -71,13 +71,15 @@ std::vector<std::string> evidence_algorithms(const table& t) {
     return r;
 }
 
+// A Markdown table of the rows of one algorithm: per variant, a line per engine (memory model),
+// search, tier and verdict, naming the configurations it covers.
 std::string evidence_markdown(const table& t, const std::string& algorithm) {
     // Variants and their configurations in registration order; the configuration is the last
     // component of the check's name.
     std::vector<std::string> variants;
     std::map<std::string, std::vector<std::string>> configs_of;  // variant -> configs
     std::map<std::string, std::size_t> order;                    // check name -> position
-    for (const check& c : model::registry()) {
+    for (const check& c : model::registry().all()) {
         if (c.algorithm != algorithm) continue;
         if (!configs_of.count(c.variant)) variants.push_back(c.variant);
         configs_of[c.variant].push_back(c.name.substr(c.name.rfind('/') + 1));
@@ -133,6 +135,22 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
         }
     }
     return out.str();
+}
+
+}  // namespace
+
+int cmd_evidence(const evidence_options& o) {
+    const table t = load_table(o.expected);
+    if (!o.algorithm.empty()) {
+        std::cout << evidence_markdown(t, o.algorithm);
+        return exit_ok;
+    }
+    bool first = true;
+    for (const std::string& a : evidence_algorithms(t)) {
+        std::cout << (first ? "" : "\n") << "## " << a << "\n\n" << evidence_markdown(t, a);
+        first = false;
+    }
+    return exit_ok;
 }
 
 }  // namespace kverify::cli

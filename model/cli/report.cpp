@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Results of a run: judging verdicts against the table, the text table on stdout, and the
-// result files (JSON with nlohmann::json, JUnit XML with tinyxml2, a Markdown summary).
+// The report of a run of table rows, for verify and merge alike: judging each verdict against
+// its row, the verdict table and its epilogue on stdout, and the result files (JSON, JUnit XML
+// with tinyxml2, a Markdown summary).
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -58,96 +58,9 @@ int exit_status(const std::vector<row_result>& results, bool allow_count_changed
     return differs ? exit_differs : inconclusive ? exit_inconclusive : exit_ok;
 }
 
-// ----- JSON -----
+namespace {
 
-json verdict_to_json(const verdict& v) {
-    json j = {{"engine", v.engine},   {"search", v.search.str()},   {"verdict", v.outcome},
-              {"detail", v.detail},   {"executions", v.executions}, {"blocked", v.blocked},
-              {"also_sc", v.also_sc}, {"seconds", v.seconds},       {"trace", v.trace},
-              {"replay", v.replay}};
-    const model::search_limits& l = v.search.limits;
-    if (l.any()) {
-        json lj = json::object();
-        if (l.irq >= 0) lj["irq"] = l.irq;
-        if (l.nmi >= 0) lj["nmi"] = l.nmi;
-        if (l.migrations >= 0) lj["migrations"] = l.migrations;
-        j["limits"] = lj;
-    }
-    return j;
-}
-
-verdict verdict_from_json(const json& j) {
-    try {
-        if (!j.is_object()) throw usage_error("a verdict must be a JSON object");
-        for (const char* key : {"engine", "search", "verdict"})
-            if (!j.contains(key) || !j[key].is_string())
-                throw usage_error(std::string("missing string field '") + key + "'");
-        verdict v;
-        v.engine = j["engine"].get<std::string>();
-        std::string err;
-        if (!search_spec::parse(j["search"].get<std::string>(), v.search, err))
-            throw usage_error(err);
-        if (j.contains("limits")) {
-            const json& l = j["limits"];
-            v.search.limits.irq = l.value("irq", -1);
-            v.search.limits.nmi = l.value("nmi", -1);
-            v.search.limits.migrations = l.value("migrations", -1);
-        }
-        v.outcome = j["verdict"].get<std::string>();
-        v.detail = j.value("detail", "");
-        v.executions = j.value("executions", std::uint64_t(0));
-        v.blocked = j.value("blocked", std::uint64_t(0));
-        v.also_sc = j.value("also_sc", "");
-        v.seconds = j.value("seconds", 0.0);
-        v.trace = j.value("trace", "");
-        v.replay = j.value("replay", "");
-        return v;
-    } catch (const json::exception& e) {
-        throw usage_error(std::string("malformed verdict: ") + e.what());
-    }
-}
-
-json row_to_json(const row_result& r) {
-    json j = verdict_to_json(r.v);
-    j["check"] = r.row.check;
-    j["engine"] = r.row.engine;
-    j["search"] = r.row.search.str();
-    j["tier"] = r.row.tier;
-    j["line"] = r.row.line;
-    j["expected"] = r.row.expected;
-    j["expected_executions"] = r.row.executions;
-    j["algorithm"] = r.algorithm;
-    j["variant"] = r.variant;
-    j["config"] = r.config;
-    j["status"] = r.status;
-    j["mismatch"] = r.mismatch;
-    return j;
-}
-
-row_result row_from_json(const json& j) {
-    row_result r;
-    r.v = verdict_from_json(j);
-    try {
-        for (const char* key : {"check", "expected", "expected_executions", "tier"})
-            if (!j.contains(key) || !j[key].is_string())
-                throw usage_error(std::string("missing string field '") + key + "'");
-        r.row.check = j["check"].get<std::string>();
-        r.row.engine = r.v.engine;
-        r.row.search = r.v.search;
-        r.row.search.limits = {};
-        r.row.expected = j["expected"].get<std::string>();
-        r.row.executions = j["expected_executions"].get<std::string>();
-        r.row.tier = j["tier"].get<std::string>();
-        r.row.line = j.value("line", 0);
-        r.algorithm = j.value("algorithm", "");
-        r.variant = j.value("variant", "");
-        r.config = j.value("config", "");
-    } catch (const json::exception& e) {
-        throw usage_error(std::string("malformed result row: ") + e.what());
-    }
-    judge(r);
-    return r;
-}
+// ----- the result files -----
 
 json results_to_json(const run_info& info, const std::vector<row_result>& results,
                      bool allow_count_changed) {
@@ -178,18 +91,6 @@ json results_to_json(const run_info& info, const std::vector<row_result>& result
             {"rows", rows}};
 }
 
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw usage_error("cannot write " + path);
-    out << text;
-    out.close();
-    if (!out) throw usage_error("cannot write " + path);
-}
-
-// ----- JUnit -----
-
-namespace {
-
 // XML 1.0 allows no control characters but tab, newline and carriage return.
 std::string xml_safe(const std::string& s) {
     std::string r = s;
@@ -201,8 +102,6 @@ std::string xml_safe(const std::string& s) {
 std::string row_title(const table_row& r) {
     return r.check + " " + r.engine + " " + r.search.str();
 }
-
-}  // namespace
 
 std::string junit_xml(const std::vector<row_result>& results, double wall_seconds) {
     // One testsuite per algorithm, in order of first appearance; one testcase per row.
@@ -280,10 +179,6 @@ std::string junit_xml(const std::vector<row_result>& results, double wall_second
     return p.CStr();
 }
 
-// ----- Markdown -----
-
-namespace {
-
 std::string md_cell(const std::string& s) {
     std::string r;
     for (char c : s) {
@@ -308,8 +203,6 @@ std::string kind_of(const search_spec& s) {
     }
     return "?";
 }
-
-}  // namespace
 
 std::string markdown_summary(const std::vector<row_result>& results, const run_info& info,
                              bool allow_count_changed) {
@@ -424,48 +317,60 @@ std::string markdown_summary(const std::vector<row_result>& results, const run_i
     return md.str();
 }
 
-// ----- text -----
+}  // namespace
 
-table_printer::table_printer(const std::vector<table_row>& rows) {
+// ----- the report -----
+
+report::report(run_info info, const std::vector<table_row>& rows, report_options o)
+    : info_(std::move(info)), o_(std::move(o)) {
     for (const table_row& r : rows) {
-        name_width = std::max(name_width, r.check.size());
-        verdict_width = std::max(verdict_width, r.expected.size());
+        name_width_ = std::max(name_width_, r.check.size());
+        verdict_width_ = std::max(verdict_width_, r.expected.size());
     }
+    results_.reserve(rows.size());
 }
 
-void table_printer::header() const {
-    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11s  %8s  %s\n", int(name_width), "check",
-                "engine", "search", int(verdict_width), "verdict", int(verdict_width), "expected",
+void report::header() const {
+    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11s  %8s  %s\n", int(name_width_), "check",
+                "engine", "search", int(verdict_width_), "verdict", int(verdict_width_), "expected",
                 "executions", "time", "status");
     std::fflush(stdout);
 }
 
-void table_printer::row(const row_result& r) const {
-    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11llu  %7.2fs  %s\n", int(name_width),
+void report::add(row_result r) {
+    judge(r);
+    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11llu  %7.2fs  %s\n", int(name_width_),
                 r.row.check.c_str(), r.row.engine.c_str(), r.row.search.str().c_str(),
-                int(verdict_width), r.v.outcome.c_str(), int(verdict_width), r.row.expected.c_str(),
-                static_cast<unsigned long long>(r.v.executions), r.v.seconds, r.status.c_str());
+                int(verdict_width_), r.v.outcome.c_str(), int(verdict_width_),
+                r.row.expected.c_str(), static_cast<unsigned long long>(r.v.executions),
+                r.v.seconds, r.status.c_str());
     std::fflush(stdout);
+    results_.push_back(std::move(r));
 }
 
-void print_epilogue(const std::vector<row_result>& results, bool with_traces, double wall_seconds,
-                    unsigned jobs) {
+void report::finish(double wall_seconds) {
+    info_.wall_seconds = wall_seconds;
+    print_epilogue();
+    write_files();
+}
+
+// The rows that differ (with their traces), the count changes, and the summary line.
+void report::print_epilogue() const {
     std::map<std::string, int> counts;
-    for (const row_result& r : results) ++counts[r.status];
-    for (const row_result& r : results) {
+    for (const row_result& r : results_) ++counts[r.status];
+    for (const row_result& r : results_) {
         const bool differs = r.status == "MISMATCH" || r.status == "error";
-        if (!differs && r.status != "inconclusive" && !(with_traces && !r.v.trace.empty()))
-            continue;
+        if (!differs && r.status != "inconclusive" && !(o_.traces && !r.v.trace.empty())) continue;
         std::printf("\n%s: %s\n", row_title(r.row).c_str(),
                     r.status == "ok" ? ("expected " + r.row.expected).c_str() : r.mismatch.c_str());
         if (!r.v.detail.empty()) std::printf("  %s\n", r.v.detail.c_str());
         if (!r.v.also_sc.empty()) std::printf("  also under SC: %s\n", r.v.also_sc.c_str());
-        if ((differs || with_traces) && !r.v.trace.empty())
+        if ((differs || o_.traces) && !r.v.trace.empty())
             std::printf("  counterexample trace:\n%s", r.v.trace.c_str());
     }
     if (counts["count-changed"]) {
         std::printf("\nexecution counts changed, verdicts unchanged:\n");
-        for (const row_result& r : results)
+        for (const row_result& r : results_)
             if (r.status == "count-changed")
                 std::printf("  %s: pinned %s, got %llu\n", row_title(r.row).c_str(),
                             r.row.executions.c_str(),
@@ -475,9 +380,20 @@ void print_epilogue(const std::vector<row_result>& results, bool with_traces, do
     std::printf(
         "\n%zu checks: %d as expected, %d differ, %d count changed, %d inconclusive "
         "(%s wall, -j %u)\n",
-        results.size(), counts["ok"], counts["MISMATCH"] + counts["error"], counts["count-changed"],
-        counts["inconclusive"], format_seconds(wall_seconds).c_str(), jobs);
+        results_.size(), counts["ok"], counts["MISMATCH"] + counts["error"],
+        counts["count-changed"], counts["inconclusive"], format_seconds(info_.wall_seconds).c_str(),
+        info_.jobs);
     std::fflush(stdout);
+}
+
+void report::write_files() const {
+    if (!o_.json.empty())
+        write_file(o_.json, results_to_json(info_, results_, o_.allow_count_changed)
+                                    .dump(2, ' ', false, json::error_handler_t::replace) +
+                                "\n");
+    if (!o_.junit.empty()) write_file(o_.junit, junit_xml(results_, info_.wall_seconds));
+    if (!o_.markdown.empty())
+        write_file(o_.markdown, markdown_summary(results_, info_, o_.allow_count_changed));
 }
 
 }  // namespace kverify::cli

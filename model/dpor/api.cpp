@@ -68,8 +68,8 @@ explorer* current = nullptr;
 explorer::explorer(const program& p, const options& o)
     : prog_(p), opt_(o), model_(make_consistency(o.model)) {
     if (p.tasks == 0 || p.tasks + 1 > max_threads)
-        throw std::invalid_argument("dpor: a program has 1 to " +
-                                    std::to_string(max_threads - 1) + " tasks");
+        throw std::invalid_argument("dpor: a program has 1 to " + std::to_string(max_threads - 1) +
+                                    " tasks");
     nthreads_ = p.tasks + 1;
     for (unsigned t = 0; t < nthreads_; ++t) {
         stacks_.emplace_back(new char[stack_size]);

@@ -124,7 +124,9 @@ struct execution {
     const ev_rt& view(eid e) const { return ev[e.t][e.i]; }
     bool done(eid e) const { return e.i < ev[e.t].size() && ev[e.t][e.i].done; }
     // The happens-before clock just before event (t, i): its po-predecessor's, or the start's.
-    hclock hb_before(eid e) const { return e.i > 0 ? view(eid{e.t, e.i - 1}).hb : th[e.t].start_hb; }
+    hclock hb_before(eid e) const {
+        return e.i > 0 ? view(eid{e.t, e.i - 1}).hb : th[e.t].start_hb;
+    }
     // What the relaxed reads of e's thread before e acquire when an acquire fence follows them:
     // the views of the writes they read (the thread's pending acquire at e).
     hclock acquired_before(eid e) const {

@@ -54,7 +54,6 @@ void explorer::spawn_tasks() {
     }
 }
 
-
 void explorer::schedule() {
     for (;;) {
         if (violated_ || discard_ || !internal_msg_.empty()) return;

@@ -71,7 +71,9 @@ bool psc_acyclic(const execution& x) {
     }
     if (sc_threads < 2) return true;
     const std::size_t n = nodes.size();
-    auto is_access = [&](std::size_t k) { return !nodes[k].fence && x.g.at(nodes[k].e).is_access(); };
+    auto is_access = [&](std::size_t k) {
+        return !nodes[k].fence && x.g.at(nodes[k].e).is_access();
+    };
     auto is_fence = [&](std::size_t k) { return nodes[k].fence; };
     // rank: a write at co position p is 2p, a read of it 2p + 1; for accesses to one location,
     // eco(x, y) <=> rank(x) < rank(y).
@@ -155,7 +157,6 @@ bool psc_acyclic(const execution& x) {
         if (colour[v] == 0 && !dfs(v)) return false;
     return true;
 }
-
 
 class rc11 final : public consistency {
 public:

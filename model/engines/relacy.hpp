@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The Relacy adapter: the interface `model::engine` that the simulated kernel (kernel.hpp) and
 // the Env (model_env.hpp) are written against, implemented on Relacy Race Detector. Everything
-// that names Relacy, apart from its runner (runner.hpp) and heap (heap.hpp), is here.
+// that names Relacy, apart from its runner (runners/relacy.cpp) and heap (heap.hpp), is here.
 //
 // Relacy explores schedules: simulator state may stay plain C++ state (it is read and written in
 // schedule order), so the kernel's shared words (masks, budget) are plain here, and a task waiting
@@ -17,8 +17,8 @@
 // (new, delete, malloc, free, assert, errno, memory_order_*) are removed again afterwards so the
 // rest of the code keeps standard meanings and uses the rl:: names directly.
 #include <algorithm>
-#include <cerrno>
 #include <cassert>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -141,7 +141,7 @@ struct engine {
     };
 
     static void fence(order o, src_loc l) { rl::atomic_thread_fence(o, info(l)); }
-    // A spin-loop iteration: Relacy's yield keeps its search fair (kernel-model.md).
+    // A spin-loop iteration: Relacy's yield keeps its search fair (model/kernel/MAPPING.md).
     static void spin(src_loc l) { rl::ctx().yield(1, info(l)); }
 
     // kmalloc / kfree: the heap of heap.hpp (defined there).

@@ -20,8 +20,8 @@
 #include <cstdio>
 
 #include "impl/common.hpp"
-#include "model/engines/engine.hpp"
 #include "model/check/verdict.hpp"
+#include "model/engines/engine.hpp"
 
 namespace kverify::model {
 inline namespace KVERIFY_ENGINE_NS {

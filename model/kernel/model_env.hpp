@@ -3,7 +3,7 @@
 // translation unit is built for (engine.hpp: Relacy, or the dpor engine). Written once: every
 // operation first offers a delivery point (interrupt, NMI, migration, preemption), then performs
 // the engine access, so traces name the algorithm's own line. The primitive mapping is the fixed
-// table of shared/spec/kernel-model.md.
+// table of model/kernel/MAPPING.md.
 #pragma once
 
 #include <type_traits>

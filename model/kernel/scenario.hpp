@@ -9,15 +9,21 @@
 //   void invariant();                            // optional: checked between steps (peek only)
 //   void after();                                // optional: checked at quiescence
 // It is written against model_env and the kernel only, never an engine: each scenario file is
-// built once per engine (model/engines/engine.hpp) and registers its checks for that build's engines.
-// Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
+// built once per engine (model/engines/engine.hpp) and registers its checks for that build's
+// engines. Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
 // expected verdicts name. A check is a scenario + params under a unique name.
+//
+// A runner never sees the scenario's type: program_of lowers it to a program (program.hpp), so
+// a scenario type instantiates only the few functions below, and each engine's runner is compiled
+// once (model/runners/*.cpp).
 #pragma once
 
+#include <new>
 #include <stdexcept>
 
-#include "model/kernel/kernel.hpp"
 #include "model/check/registry.hpp"
+#include "model/kernel/kernel.hpp"
+#include "model/kernel/program.hpp"
 #if defined(KVERIFY_ENGINE_DPOR)
 #include "model/runners/dpor.hpp"
 #else
@@ -59,26 +65,37 @@ inline check_budgets budgets_of(const kernel_config& k) {
     return b;
 }
 
+// The scenario with these params as a program; `p` must outlive every run of it.
+template <class Scenario>
+program program_of(const typename Scenario::params& p) {
+    static_assert(Scenario::tasks >= 1 && Scenario::tasks <= max_tasks, "task count");
+    using params = typename Scenario::params;
+    program prog;
+    prog.tasks = Scenario::tasks;
+    prog.kernel = p.kernel;
+    prog.kernel.nr_tasks = Scenario::tasks;
+    prog.size = sizeof(Scenario);
+    prog.align = alignof(Scenario);
+    prog.params = &p;
+    prog.construct = [](void* at, const void* q) {
+        ::new (at) Scenario(*static_cast<const params*>(q));
+    };
+    prog.task = [](void* s, unsigned t) { static_cast<Scenario*>(s)->task(t); };
+    prog.invariant = [](void* s) { static_cast<Scenario*>(s)->invariant(); };
+    prog.after = [](void* s) { static_cast<Scenario*>(s)->after(); };
+    prog.destroy = [](void* s) { static_cast<Scenario*>(s)->~Scenario(); };
+    return prog;
+}
+
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
-    check c{std::move(name),
-            std::move(algorithm),
-            std::move(variant),
-            std::move(config),
-            {},
-            budgets_of(p.kernel),
-            nullptr};
-    for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) c.engines.push_back(r.name);
-    c.run = [p](const std::string& engine, const search_spec& s) {
-        for (const engine_runner<Scenario>& r : engine_runners<Scenario>()) {
-            if (engine != r.name) continue;
-            verdict v = r.run(p, s);
-            v.engine = engine;
-            return v;
-        }
-        throw std::invalid_argument("engine " + engine + " cannot run this check");
-    };
+    check c{std::move(name),   std::move(algorithm), std::move(variant),
+            std::move(config), budgets_of(p.kernel), {}};
+    for (const engine_runner& r : engine_runners)
+        c.engines.push_back({r.name, [p, run = r.run](const search_spec& s) {
+                                 return run(program_of<Scenario>(p), s);
+                             }});
     register_check(std::move(c));
 }
 

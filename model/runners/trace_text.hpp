@@ -124,7 +124,7 @@ inline std::string clean_relacy_trace(const std::string& out, const std::string&
         return r;
     }
 
-    // The scheduler's per-CPU run-queue words are constructed in suite::runqueues (scenario.hpp):
+    // The scheduler's per-CPU run-queue words are constructed in harness::runqueues (relacy.cpp):
     // their addresses identify the run-queue RMWs of CPU handoffs later on.
     std::set<std::string> runqueue_words;
     for (const std::string& e : events) {

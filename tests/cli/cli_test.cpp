@@ -156,7 +156,11 @@ TEST_F(cli, bad_command_line_exits_2_with_one_line) {
         {{"run", "no/such/check"}, "unknown check 'no/such/check'"},
         {{"check", "no/such/check", "exhaustive"}, "unknown check 'no/such/check'"},
         {{"verify", "--bogus"}, "--bogus"},
-        {{"frobnicate"}, "unknown command 'frobnicate'"},
+        {{"frobnicate"},
+         "unknown command 'frobnicate' (commands: verify, list, run, check, replay, merge, "
+         "evidence, help, test, bench, coverage)"},
+        {{"test"}, "'test' is a command of the ./kverify script"},
+        {{"coverage", "check"}, "'coverage' is a command of the ./kverify script"},
         {{"run", "kernel/spinlock-irqsave", "--search", "bounded:x"}, "invalid search 'bounded:x'"},
         {{"run", "kernel/spinlock-irqsave", "--search", "sampled:0"}, "invalid search 'sampled:0'"},
         {{"run", "kernel/spinlock-irqsave", "--engine", "nope"},
@@ -484,7 +488,9 @@ TEST_F(cli, j2_gives_the_same_verdicts_counts_and_traces_as_j1) {
 }
 
 TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
-    ASSERT_EQ(kverify({"verify", "--filter", small_rows, "--json", path("all.json")}).status, 0);
+    const result unsharded =
+        kverify({"verify", "--filter", small_rows, "--json", path("all.json")});
+    ASSERT_EQ(unsharded.status, 0) << unsharded.out;
     const json all = rows_of(path("all.json"));
     std::set<std::string> whole;
     for (const json& row : all) whole.insert(key_of(row));
@@ -515,6 +521,7 @@ TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
                                      "--junit", path("merged.xml")};
     const result m = kverify(args);
     EXPECT_EQ(m.status, 0) << m.out << m.err;
+    EXPECT_EQ(table_lines(m.out), table_lines(unsharded.out)) << "the merged table is verify's";
     const json merged = rows_of(path("merged.json"));
     ASSERT_EQ(merged.size(), all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -531,6 +538,53 @@ TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
                        "appears in more than one file");
     spit(path("junk.json"), "{not json");
     expect_usage_error(kverify({"merge", path("junk.json")}), "not a kverify --json result file");
+}
+
+TEST_F(cli, merge_reports_a_result_file_byte_for_byte_as_verify_did) {
+    // Every part of a report: a mismatch, a count change, expected violations with --trace.
+    const std::string t =
+        small_table("t.tsv", {"kernel/smp-cas-two-cpus", "kernel/spinlock-irqsave",
+                              "kernel/local-cas-two-cpus", "litmus/mp/relaxed"});
+    std::string text = slurp(t);
+    text.replace(text.find("\t495\t"), 5, "\t490\t");
+    text.replace(text.find("\tpass\t3\t"), 8, "\tdeadlock\t3\t");
+    spit(t, text);
+    const auto outputs = [&](const std::string& prefix) {
+        return std::vector<std::string>{"--trace",
+                                        "--json",
+                                        path(prefix + ".json"),
+                                        "--junit",
+                                        path(prefix + ".xml"),
+                                        "--markdown",
+                                        path(prefix + ".md")};
+    };
+    std::vector<std::string> args = {"verify", "--expected", t, "-j", "2"};
+    for (const std::string& a : outputs("v")) args.push_back(a);
+    const result v = kverify(args);
+    ASSERT_EQ(v.status, 1) << v.out << v.err;
+    for (const char* part :
+         {"MISMATCH", "execution counts changed, verdicts unchanged:", "counterexample trace:",
+          "4 checks: 2 as expected, 1 differ, 1 count "
+          "changed, 0 inconclusive"})
+        EXPECT_NE(v.out.find(part), std::string::npos) << part << " not in\n" << v.out;
+
+    args = {"merge", path("v.json")};
+    for (const std::string& a : outputs("m")) args.push_back(a);
+    const result m = kverify(args);
+    EXPECT_EQ(m.status, v.status) << m.err;
+    EXPECT_EQ(m.out, v.out);
+    for (const char* ext : {".json", ".xml", ".md"})
+        EXPECT_EQ(slurp(path(std::string("m") + ext)), slurp(path(std::string("v") + ext))) << ext;
+
+    // The twin: a row changed in the file shows in the merged report.
+    json j = json::parse(slurp(path("v.json")));
+    j["rows"][0]["executions"] = 490;
+    spit(path("edited.json"), j.dump());
+    const result e = kverify({"merge", path("edited.json"), "--trace"});
+    EXPECT_NE(e.out, v.out);
+    EXPECT_EQ(e.out.find("pinned 490, got 495"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("4 checks: 3 as expected, 1 differ, 0 count changed"), std::string::npos)
+        << e.out;
 }
 
 // ----- replay -----
@@ -703,16 +757,43 @@ TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_stronge
                        "no checks of algorithm 'nope' (algorithms: objpool)");
 }
 
-TEST_F(cli, help_documents_every_command_and_the_exit_statuses) {
+TEST_F(cli, help_is_short_and_each_command_keeps_its_options) {
     const result r = kverify({"help"});
     EXPECT_EQ(r.status, 0);
     for (const char* word :
-         {"verify", "list", "run", "check", "replay", "merge", "evidence", "--shard", "-j,--jobs",
-          "--json", "--junit", "--markdown", "--repin", "--save-replay", "exit status",
-          "count-changed", "child process", "bounded:K"})
+         {"verify", "list", "run", "check", "replay", "merge", "evidence", "help", "test", "bench",
+          "coverage", "exit status", "model/cli/MANUAL.md"})
         EXPECT_NE(r.out.find(word), std::string::npos) << word;
-    EXPECT_EQ(kverify({"help", "run"}).status, 0);
-    EXPECT_EQ(kverify({"--help"}).status, 0);
+    for (const char* status : {"\n  0  ", "\n  1  ", "\n  2  ", "\n  3  "})
+        EXPECT_NE(r.out.find(status), std::string::npos) << status;
+    EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 30) << r.out;
+    EXPECT_EQ(r.out.find("--shard"), std::string::npos) << "options belong to 'CMD --help'";
+    EXPECT_EQ(kverify({"--help"}).out, r.out);
+
+    const std::map<std::string, std::vector<std::string>> options = {
+        {"verify",
+         {"--shard", "-j,--jobs", "--json", "--junit", "--markdown", "--repin", "--filter",
+          "--tier", "--allow-count-changed", "--budget", "--max-executions", "--progress"}},
+        {"run", {"--save-replay", "--search", "--engine", "--no-shrink", "--raw-trace"}},
+        {"check", {"--expected", "--trace", "--allow-count-changed"}},
+        {"replay", {"--check", "--raw-trace"}},
+        {"merge", {"--json", "--junit", "--markdown", "--trace"}},
+        {"list", {"--filter", "--engine"}},
+        {"evidence", {"--expected", "ALGORITHM"}},
+    };
+    for (const auto& [command, words] : options) {
+        SCOPED_TRACE(command);
+        const result h = kverify({"help", command});
+        EXPECT_EQ(h.status, 0);
+        EXPECT_EQ(kverify({command, "--help"}).out, h.out);
+        EXPECT_EQ(h.out.find("Usage: kverify " + command), 0u + h.out.find('\n') + 1) << h.out;
+        for (const std::string& w : words) EXPECT_NE(h.out.find(w), std::string::npos) << w;
+    }
+    // the twin: one command's help does not list another's options
+    EXPECT_EQ(kverify({"help", "run"}).out.find("--repin"), std::string::npos);
+    const result test = kverify({"help", "test"});
+    EXPECT_EQ(test.status, 0);
+    EXPECT_NE(test.out.find("./kverify test"), std::string::npos) << test.out;
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 // (KVERIFY_STRESS_MS, default 250 ms) so a slow sanitizer build only does fewer rounds.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +22,8 @@
 
 #include "impl/objpool.hpp"
 #include "impl/real_env.hpp"
+#include "tests/common/gtest_variants.hpp"
+#include "tests/common/xorshift.hpp"
 
 namespace kverify {
 namespace {
@@ -113,31 +114,11 @@ int init_item(void* obj, void* context) {
 
 // Nesting depth of push on this thread (task or interrupt): with the kernel's commit an NMI must
 // not push while a push on its CPU is between reservation and commit (see the finding in
-// tests/unit/objpool_test.cpp); with fix-nested-push it may, and does.
+// tests/unit/objpool_nesting_test.cpp); with fix-nested-push it may, and does.
 int& push_depth() {
     static thread_local int depth = 0;
     return depth;
 }
-
-std::uint64_t next_random(std::uint64_t& s) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
-
-std::string variant_name(const char* n) {
-    std::string s(n);
-    std::replace_if(
-        s.begin(), s.end(), [](char c) { return c == '.' || c == '-'; }, '_');
-    return s;
-}
-struct name_of_variant {
-    template <class V>
-    static std::string GetName(int) {
-        return variant_name(V::name);
-    }
-};
 
 template <class V>
 class rig {
@@ -341,14 +322,14 @@ class injector {
 public:
     explicit injector(std::vector<unsigned> cpus)
         : t_([this, cpus] {
-              std::uint64_t s = 0x2545f4914f6cdd1dull;
+              xorshift rng{0x2545f4914f6cdd1dull};
               while (!stop_.load(std::memory_order_relaxed)) {
-                  const unsigned cpu = cpus[next_random(s) % cpus.size()];
-                  if (next_random(s) % 4 != 0)
+                  const unsigned cpu = cpus[rng.next() % cpus.size()];
+                  if (rng.next() % 4 != 0)
                       E::raise_irq(cpu);
                   else
                       E::raise_nmi(cpu);
-                  std::this_thread::sleep_for(std::chrono::microseconds(5 + next_random(s) % 40));
+                  std::this_thread::sleep_for(std::chrono::microseconds(5 + rng.next() % 40));
               }
           }) {}
     ~injector() { stop(); }
@@ -380,6 +361,7 @@ protected:
     static void work(rig<V>& r, unsigned cpu, const std::atomic<bool>& stop,
                      std::atomic<long>& rounds, std::uint64_t seed) {
         E::cpu_scope scope(cpu);
+        xorshift rng{seed};
         std::vector<item*> in;
         in.reserve(64);
         const auto& cpus = r.cpu_list();
@@ -387,18 +369,18 @@ protected:
             r.receive(cpu, in);
             for (item* it : in) {
                 r.check_payload(it);  // written by the sender, handed over by the mailbox
-                rig<V>::write_payload(it, next_random(seed));
+                rig<V>::write_payload(it, rng.next());
                 r.give(it);
             }
             in.clear();
-            const unsigned burst = 1 + static_cast<unsigned>(next_random(seed) % 4);
+            const unsigned burst = 1 + static_cast<unsigned>(rng.next() % 4);
             for (unsigned i = 0; i < burst; i++) {
                 void* p = r.pool().pop();
                 if (p == nullptr) break;
                 item* it = r.take(p);
                 if (it == nullptr) break;
-                rig<V>::write_payload(it, next_random(seed));
-                if (!r.send(cpus[next_random(seed) % cpus.size()], it)) r.give(it);
+                rig<V>::write_payload(it, rng.next());
+                if (!r.send(cpus[rng.next() % cpus.size()], it)) r.give(it);
             }
             r.drain_stash(cpu);
             rounds.fetch_add(1, std::memory_order_relaxed);
@@ -422,7 +404,7 @@ protected:
         return rounds.load();
     }
 };
-TYPED_TEST_SUITE(ObjpoolStress, objpool_good_variants::apply<::testing::Types>, name_of_variant);
+TYPED_TEST_SUITE(ObjpoolStress, gtest_types<objpool_good_variants>, variant_names);
 
 TYPED_TEST(ObjpoolStress, ObjectsMigrateBetweenCpusAndAreConserved) {
     watchdog w("ObjectsMigrateBetweenCpusAndAreConserved");
@@ -498,14 +480,14 @@ TYPED_TEST(ObjpoolStress, PayloadHandoverThroughThePoolIsOrdered) {
     for (unsigned c : r.cpu_list()) {
         threads.emplace_back([&, c] {
             E::cpu_scope scope(c);
-            std::uint64_t seed = 0x1234567ull * (c + 1);
+            xorshift rng{0x1234567ull * (c + 1)};
             while (!stop.load(std::memory_order_relaxed)) {
                 void* p = r.pool().pop();
                 if (p == nullptr) continue;
                 item* it = r.take(p);
                 if (it == nullptr) break;
                 r.check_plain_payload(it);  // written by the previous holder, maybe elsewhere
-                rig<TypeParam>::write_plain_payload(it, next_random(seed));
+                rig<TypeParam>::write_plain_payload(it, rng.next());
                 r.give(it);
                 handovers.fetch_add(1, std::memory_order_relaxed);
                 // Leave the object to the others for a moment: otherwise this CPU mostly pops
@@ -563,11 +545,11 @@ TYPED_TEST(ObjpoolStress, LastReferenceFreesExactlyOnceWhileDropsRaceFini) {
         for (unsigned k = 0; k < workers; k++) {
             threads.emplace_back([&, k] {
                 E::cpu_scope scope(k);
-                std::uint64_t seed = 0xabcdefull * (k + 1) + rounds;
+                xorshift rng{0xabcdefull * (k + 1) + rounds};
                 for (int i = 0; i < 50; i++)  // churn: objects drift between slots
                     if (void* p = pool.pop()) pool.push(p);
                 std::vector<void*> held;
-                const unsigned want = 1 + static_cast<unsigned>(next_random(seed) % 4);
+                const unsigned want = 1 + static_cast<unsigned>(rng.next() % 4);
                 for (unsigned i = 0; i < want; i++)
                     if (void* p = pool.pop()) held.push_back(p);
                 holding.fetch_add(1);

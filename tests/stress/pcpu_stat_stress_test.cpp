@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // impl/pcpu_stat.hpp with real threads and signal-delivered interrupts: the same source as
-// tests/model/pcpu_stat.cpp. Every increment by a task or an IRQ handler is counted exactly once.
+// tests/model/pcpu_stat/pcpu_stat.cpp. Every increment by a task or an IRQ handler is counted
+// exactly once.
 #include <gtest/gtest.h>
 
 #include <atomic>

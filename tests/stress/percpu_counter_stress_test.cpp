@@ -25,6 +25,8 @@
 
 #include "impl/percpu_counter.hpp"
 #include "impl/real_env.hpp"
+#include "tests/common/gtest_variants.hpp"
+#include "tests/common/xorshift.hpp"
 
 namespace kverify {
 namespace {
@@ -41,16 +43,6 @@ constexpr unsigned kMaxCpus = 4;
 static_assert(std::atomic<s64>::is_always_lock_free && std::atomic<s32>::is_always_lock_free &&
                   std::atomic<u64>::is_always_lock_free,
               "tallies are updated from signal handlers: they must be lock-free");
-
-struct xorshift {
-    u64 s;
-    u64 next() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return s;
-    }
-};
 
 // Mostly within the batch either way, sometimes up to 3 x batch (folds with a remainder).
 s64 pick_amount(u64& rng_state) {
@@ -292,7 +284,7 @@ run_result run_once(const run_config& cfg) {
     return res;
 }
 
-// Everything properties.md asks of a sound variant at and before quiescence.
+// Everything proofs/properties.md asks of a sound variant at and before quiescence.
 void expect_sound(const run_result& r, const run_config& cfg, const char* name) {
     SCOPED_TRACE(std::string(name) + " adders=" + std::to_string(cfg.adders) +
                  " irqs=" + std::to_string(cfg.irqs) + " hotplug=" + std::to_string(cfg.hotplug));
@@ -319,25 +311,9 @@ void expect_sound(const run_result& r, const run_config& cfg, const char* name) 
     EXPECT_EQ(r.stats.preempt_violations, 0u);
 }
 
-template <class List>
-struct gtest_types;
-template <class... Vs>
-struct gtest_types<pcc_variant_list<Vs...>> {
-    using type = ::testing::Types<Vs...>;
-};
-struct variant_names {
-    template <class V>
-    static std::string GetName(int) {
-        std::string s = V::name;
-        for (char& ch : s)
-            if (ch == '-') ch = '_';
-        return s;
-    }
-};
-
 template <class V>
 class PercpuCounterStress : public ::testing::Test {};
-TYPED_TEST_SUITE(PercpuCounterStress, gtest_types<pcc_sound_variants>::type, variant_names);
+TYPED_TEST_SUITE(PercpuCounterStress, gtest_types<pcc_sound_variants>, variant_names);
 
 TYPED_TEST(PercpuCounterStress, ConcurrentAddersAndReaderWithoutIrqs) {
     for (unsigned adders : {2u, 3u}) {

@@ -12,6 +12,8 @@
 
 #include "impl/percpu_counter.hpp"
 #include "impl/real_env.hpp"
+#include "tests/common/gtest_variants.hpp"
+#include "tests/common/xorshift.hpp"
 
 namespace kverify {
 namespace {
@@ -28,37 +30,6 @@ void on_cpu(unsigned cpu, F&& f) {
     E::cpu_scope scope(cpu);
     f();
 }
-
-struct xorshift {
-    std::uint64_t s;
-    std::uint64_t next() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return s;
-    }
-    // Uniform in [lo, hi].
-    s64 in(s64 lo, s64 hi) {
-        return lo + static_cast<s64>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-};
-
-template <class List>
-struct gtest_types;
-template <class... Vs>
-struct gtest_types<pcc_variant_list<Vs...>> {
-    using type = ::testing::Types<Vs...>;
-};
-
-struct variant_names {
-    template <class V>
-    static std::string GetName(int) {
-        std::string s = V::name;
-        for (char& ch : s)
-            if (ch == '-') ch = '_';
-        return s;
-    }
-};
 
 // Every test starts and ends on the default machine: 4 possible CPUs, all online, none dying.
 class PercpuCounterMachine : public ::testing::Test {
@@ -77,7 +48,7 @@ protected:
 // up to 2 x batch either way; half way, CPU 3 (holding a delta) goes dying and offline, sum() is
 // checked, cpu_dead(3) folds it, and later CPU 3 comes back. After every step: sum() exact,
 // read() + all deltas == the total, every delta below the batch. Returns the first broken
-// property, named as in shared/spec/properties.md, or "" when all held.
+// property, named as in proofs/properties.md, or "" when all held.
 template <class V>
 std::string sequential_contract(s32 batch, unsigned steps, std::uint64_t seed) {
     percpu_counter<E, V> c;
@@ -134,7 +105,7 @@ class PercpuCounterSound : public PercpuCounterMachine {
 protected:
     using counter = percpu_counter<E, V>;
 };
-TYPED_TEST_SUITE(PercpuCounterSound, gtest_types<pcc_sound_variants>::type, variant_names);
+TYPED_TEST_SUITE(PercpuCounterSound, gtest_types<pcc_sound_variants>, variant_names);
 
 TYPED_TEST(PercpuCounterSound, InitSetsTheTotalAndZeroesEveryDelta) {
     typename TestFixture::counter c;
@@ -411,7 +382,7 @@ TYPED_TEST(PercpuCounterSound, LimitedAddShortcutMayLeaveTheDeltaAtTheBatch) {
 // ===== variants whose bug needs an interrupt, a migration or a second CPU =====
 
 using sequentially_correct_variants =
-    gtest_types<pcc_filter_t<pcc_is_sequentially_correct, pcc_all_variants>>::type;
+    gtest_types<pcc_filter_t<pcc_is_sequentially_correct, pcc_all_variants>>;
 template <class V>
 class PercpuCounterSequentiallyCorrect : public PercpuCounterMachine {};
 TYPED_TEST_SUITE(PercpuCounterSequentiallyCorrect, sequentially_correct_variants, variant_names);

@@ -22,10 +22,10 @@ using model::kernel;
 // model_env with Relacy's own allocator, as before model/kernel/heap.hpp: every kfree is a branch.
 struct model_env_rl_free : model_env {
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
-        return rl::rl_malloc(bytes, kernel::get().info(loc));
+        return rl::rl_malloc(bytes, model::engine::info(loc));
     }
     static void kfree(void* p, src_loc loc = {}) {
-        if (p) rl::rl_free(p, kernel::get().info(loc));
+        if (p) rl::rl_free(p, model::engine::info(loc));
     }
 };
 
@@ -79,7 +79,9 @@ void bm_model(benchmark::State& state) {
     std::uint64_t executions = 0, checks = 0;
     cpu_meter meter(state);
     for (auto _ : state) {
-        const model::verdict v = model::run_scenario<objpool_round<Env>>({two_cpus()}, spec);
+        const typename objpool_round<Env>::params params{two_cpus()};
+        const model::verdict v =
+            model::run_relacy(model::program_of<objpool_round<Env>>(params), spec);
         if (v.outcome != "pass") return state.SkipWithError(("verdict " + v.outcome).c_str());
         executions += v.executions;
         ++checks;

@@ -47,10 +47,9 @@ void add(unsigned irqs, unsigned migrations) {
     p.kernel.migration_budget = migrations;
     const std::string cfg = "2 cpus, 2 incs/task, irq " + std::to_string(irqs) + "/cpu, " +
                             std::to_string(migrations) + " migration(s)";
-    add_check<pcpu_stat_scenario<Variant>>(
-        "pcpu_stat/" + std::string(Variant::name) + "/irq" + std::to_string(irqs) + "-mig" +
-            std::to_string(migrations),
-        "pcpu_stat", Variant::name, cfg, p);
+    const std::string name = "pcpu_stat/" + std::string(Variant::name) + "/irq" +
+                             std::to_string(irqs) + "-mig" + std::to_string(migrations);
+    add_check<pcpu_stat_scenario<Variant>>(name, "pcpu_stat", Variant::name, cfg, p);
 }
 
 void register_checks() {

@@ -8,7 +8,7 @@
 // runs on our repair, fix-limited-add, and its three known-bad twins (checks named
 // percpu_counter/<variant>/...). The scenario is percpu_counter_scenario.hpp; the traces are
 // explained in proofs/percpu_counter.md.
-#include "tests/model/percpu_counter_scenario.hpp"
+#include "tests/model/percpu_counter/percpu_counter_scenario.hpp"
 
 namespace kverify::model {
 inline namespace KVERIFY_ENGINE_NS {

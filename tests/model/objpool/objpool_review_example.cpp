@@ -2,7 +2,7 @@
 // A patch under review, checked without touching impl/ (proofs/reviewing.md walks through it).
 // The patch: objpool's push reserves its sequence with a CPU-local cmpxchg instead of
 // try_cmpxchg_acquire (the first seed, proposed Oct 2023). It changes one knob of v6.7.
-#include "tests/model/objpool_scenario.hpp"
+#include "tests/model/objpool/objpool_scenario.hpp"
 
 namespace {
 

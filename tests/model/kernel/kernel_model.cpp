@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Self-tests of the simulated kernel: each rule of shared/spec/kernel-model.md has a check that
-// must find its violation and a twin that must pass (expected verdicts in verdicts.tsv).
+// Self-tests of the simulated kernel: each rule of model/ASSUMPTIONS.md has a check that must
+// find its violation and a twin that must pass (listed in proofs/properties.md; verdicts.tsv).
 #include "impl/guards.hpp"
 #include "model/kernel/model_env.hpp"
 #include "model/kernel/scenario.hpp"
@@ -81,10 +81,11 @@ struct local_cas_counter : scenario_base {
     }
     void inc(bool local) {
         unsigned old = E::read_once(x);
+        // A failed cas has reloaded old: retry with it until one succeeds.
         if (local)
-            while (!E::try_cmpxchg_local(x, old, old + 1)) {}
+            while (!E::try_cmpxchg_local(x, old, old + 1)) continue;
         else
-            while (!E::try_cmpxchg_relaxed(x, old, old + 1)) {}
+            while (!E::try_cmpxchg_relaxed(x, old, old + 1)) continue;
     }
     void task(unsigned t) {
         if (mode == 2 && t == 1) return;
@@ -132,13 +133,17 @@ struct debug_preempt : scenario_base {
     explicit debug_preempt(const params& pr) : mode(pr.mode) {}
     void task(unsigned) {
         switch (mode) {
-            case 0: E::this_cpu_add_nocheck(p, 1L); break;
+            case 0:
+                E::this_cpu_add_nocheck(p, 1L);
+                break;
             case 1: {
                 preempt_guard<E> g;
                 E::this_cpu_add_nocheck(p, 1L);
                 break;
             }
-            case 2: (void)E::smp_processor_id(); break;
+            case 2:
+                (void)E::smp_processor_id();
+                break;
             default: {
                 irq_save_guard<E> g;
                 (void)E::smp_processor_id();
@@ -187,7 +192,7 @@ struct local_cas_undeclared : scenario_base {
     void task(unsigned t) {
         if (mode == 1 && t == 1) return;
         unsigned old = E::read_once(x);
-        while (!E::try_cmpxchg_local(x, old, old + 1)) {}
+        while (!E::try_cmpxchg_local(x, old, old + 1)) continue;
     }
 };
 
@@ -359,8 +364,7 @@ void register_checks() {
                               two_plain, 0);
     add<local_cas_undeclared>("local-cas-undeclared-one-cpu",
                               "local CAS from cpu0 only, no owner declared", two_plain, 1);
-    add<irqs_disabled_in_nmi>("irqs-disabled-in-nmi", "1 cpu, 1 NMI, irqs on in the task", nmi1,
-                              0);
+    add<irqs_disabled_in_nmi>("irqs-disabled-in-nmi", "1 cpu, 1 NMI, irqs on in the task", nmi1, 0);
     add<irqs_disabled_in_nmi>("irqs-on-in-task", "the same check in the task (twin)", nmi1, 1);
     add<invariant_access>("invariant-marked-access", "an invariant with read_once", plain, 0);
     add<invariant_access>("invariant-peek", "the same invariant with peek", plain, 1);
@@ -375,8 +379,7 @@ void register_checks() {
     add<back_to_back_irqs>("back-to-back-irqs", "1 cpu, 2 IRQs, one window", irq2, 0);
     add<bad_program>("unbounded-loop", "a wait without cpu_relax on a value nobody writes",
                      two_plain, 0);
-    add<bad_program>("abba-deadlock", "2 cpus take two spinlocks in opposite orders", two_plain,
-                     1);
+    add<bad_program>("abba-deadlock", "2 cpus take two spinlocks in opposite orders", two_plain, 1);
     add<bad_program>("ab-ab-no-deadlock", "2 cpus take two spinlocks in one order", two_plain, 2);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Coverage checks of impl/objpool.hpp: the code of the passing variants (objpool_good_variants:
 // v6.7, v6.10, v6.15, local-cas, fix-acquire-last, fix-nested-push) that the configuration
-// ladder of tests/model/objpool.cpp never runs, or runs only in rows that stop at a violation
+// ladder of objpool.cpp (this folder) never runs, or runs only in rows that stop at a violation
 // first (proofs/coverage.md):
 //   lifecycle  drop() and fini() racing: every path of the reference count, and the ordering
 //              that lets the last reference free the pool after every holder is done
@@ -12,8 +12,8 @@
 //   init       -EINVAL, an objinit failure and -ENOMEM (kmalloc failures injected by a test Env)
 //              free everything and leave a pool that can be initialised again
 // Each positive check has a twin that must fail: a test-only Env that weakens one operation the
-// checked path relies on (properties.md allows mutants as Env tweaks), or the F2 window itself.
-// Expected verdicts: proofs/expected/verdicts.tsv, section coverage. The checks are named
+// checked path relies on (proofs/properties.md allows mutants as Env tweaks), or the F2 window.
+// Expected verdicts: proofs/expected/verdicts.tsv, section objpool, its coverage rows. Named
 // coverage/objpool/VARIANT/CONFIG, apart from the ladder's objpool/VARIANT/CONFIG, so that the
 // rows of a kernel version stay those a reviewed variant gets too (proofs/expected/rows-like).
 #include <initializer_list>

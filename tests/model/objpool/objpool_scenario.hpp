@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The objpool model scenario and its configuration ladder, shared by tests/model/objpool.cpp
-// (every variant of impl/objpool.hpp) and by checks of a variant defined elsewhere, e.g. a patch
-// under review (tests/model/objpool_review_example.cpp, proofs/reviewing.md). One call,
+// The objpool model scenario and its configuration ladder, shared by objpool.cpp (every variant
+// of impl/objpool.hpp) and by checks of a variant defined elsewhere, e.g. a patch under review
+// (objpool_review_example.cpp in this folder, proofs/reviewing.md). One call,
 // objpool_model::add_variant<V>(), registers V on the whole ladder.
 //
-// The scenario checks properties 1-8 of shared/spec/properties.md:
+// The scenario checks properties 1-8 of proofs/properties.md (objpool part):
 //   duplicate        an object popped while the checker has it as held by someone else (1)
 //   loss             at quiescence some object is neither in a slot nor held (2)
 //   slot-invariant   0 <= last - head <= tail - head <= nr_objs fails at some step (3)

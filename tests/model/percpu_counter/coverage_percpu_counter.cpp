@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Coverage checks of impl/percpu_counter.hpp (and impl/pcpu_stat.hpp): the code of the passing
 // variants (pcc_sound_variants: irqsave, local-cas, local-cas-preempt-off, fix-limited-add;
-// pcpu_stat's this_cpu_add) that the rows of tests/model/percpu_counter*.cpp never run
+// pcpu_stat's this_cpu_add) that the rows of percpu_counter*.cpp (this folder) never run
 // (proofs/coverage.md):
 //   api         the calls no other check makes: set(), read_positive(), sum_positive(), the
 //               default-batch add()/sub()/inc()/dec()/compare()/limited_add(), destroy(), with a
@@ -10,9 +10,10 @@
 //               whose shortcut and step 2 are separate code; the twin is the upstream overshoot
 //               mirrored below the limit, limited-add/smp-race-neg (percpu_counter_limited.cpp)
 // Each positive check has a twin that must fail. Expected verdicts: proofs/expected/verdicts.tsv,
-// section coverage; the checks are named coverage/percpu_counter/VARIANT/CONFIG.
+// section percpu_counter, its coverage rows; the checks are named
+// coverage/percpu_counter/VARIANT/CONFIG.
 #include "impl/pcpu_stat.hpp"
-#include "tests/model/percpu_counter_scenario.hpp"
+#include "tests/model/percpu_counter/percpu_counter_scenario.hpp"
 
 // Every member of the passing variants, so that gcov counts the lines no row calls.
 namespace kverify {

@@ -30,8 +30,10 @@ struct message_passing : scenario_base {
         if (t == 0) {
             E::write_once(data, 1);
             if (ord == order::fences) E::smp_wmb();
-            if (ord == order::rel_acq) E::store_release(flag, 1);
-            else E::write_once(flag, 1);
+            if (ord == order::rel_acq)
+                E::store_release(flag, 1);
+            else
+                E::write_once(flag, 1);
         } else {
             const int f = ord == order::rel_acq ? E::load_acquire(flag) : E::read_once(flag);
             if (ord == order::fences) E::smp_rmb();
@@ -146,8 +148,10 @@ struct s_shape : scenario_base {
     void task(unsigned t) {
         if (t == 0) {
             E::write_once(x, 2);
-            if (ord == order::rel_acq) E::store_release(y, 1);
-            else E::write_once(y, 1);
+            if (ord == order::rel_acq)
+                E::store_release(y, 1);
+            else
+                E::write_once(y, 1);
         } else {
             r = ord == order::rel_acq ? E::load_acquire(y) : E::read_once(y);
             E::write_once(x, 1);

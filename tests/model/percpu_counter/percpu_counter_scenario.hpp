@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The percpu_counter model scenario shared by tests/model/percpu_counter_*.cpp (the properties of
-// shared/spec/properties.md, percpu_counter part; the argument is proofs/percpu_counter.md).
+// The percpu_counter model scenario shared by percpu_counter*.cpp in this folder (the properties of
+// proofs/properties.md, percpu_counter part; the argument is proofs/percpu_counter.md).
 //
 // A check is one small program per task (add_batch, limited_add, sum, hotplug steps, waiting for
 // another task to finish) plus what an IRQ on each CPU does, run over every interleaving the

@@ -5,7 +5,7 @@
 // while a third reads. Hotplug and limited_add are in percpu_counter_hotplug.cpp and
 // percpu_counter_limited.cpp; the scenario is percpu_counter_scenario.hpp; expected verdicts are
 // rows of proofs/expected/verdicts.tsv; the argument is proofs/percpu_counter.md.
-#include "tests/model/percpu_counter_scenario.hpp"
+#include "tests/model/percpu_counter/percpu_counter_scenario.hpp"
 
 namespace kverify {
 

@@ -4,7 +4,7 @@
 // on another CPU sums. The dying CPU's task has finished its adds first (a dead CPU runs
 // nothing); the reader waits for them too, so they happen before its sum(), which must count
 // them exactly once wherever the hotplug steps fall. The scenario is percpu_counter_scenario.hpp.
-#include "tests/model/percpu_counter_scenario.hpp"
+#include "tests/model/percpu_counter/percpu_counter_scenario.hpp"
 
 namespace kverify::model {
 inline namespace KVERIFY_ENGINE_NS {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Self-tests of the model's kmalloc heap (model/kernel/heap.hpp): a leak and a double free are still
-// found; a free from a task is still Relacy's address-reuse branch (the reuse is reachable, and
-// it doubles the executions); a free at quiescence (after()) is no branch and its block is not
+// Self-tests of the model's kmalloc heap (model/kernel/heap.hpp): a leak and a double free are
+// still found; a free from a task is still Relacy's address-reuse branch (the reuse is reachable,
+// and it doubles the executions); a free at quiescence (after()) is no branch and its block is not
 // handed out again in the same execution. Expected verdicts in verdicts.tsv.
 #include "model/kernel/model_env.hpp"
 #include "model/kernel/scenario.hpp"

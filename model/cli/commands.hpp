@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The commands of the kverify binary, each a function of its own options: main.cpp parses the
+// command line (CLI11) into them and calls one. verify and check: verify.cpp; merge: merge.cpp;
+// run and replay: run.cpp; list: list.cpp; evidence: evidence.cpp; help: help.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cli/cli.hpp"
+
+namespace kverify::cli {
+
+// --budget and --max-executions: either running out makes a search inconclusive.
+struct search_budget {
+    double seconds = 0;
+    std::uint64_t max_executions = 0;
+
+    void apply(search_spec& s) const {
+        s.budget_s = seconds;
+        s.execution_cap = max_executions;
+    }
+};
+
+struct verify_options {
+    std::string expected;  // the expected-verdict table
+    selection sel;
+    std::string shard;  // "i/N", or "" for every selected row
+    unsigned jobs = 1;
+    search_budget budget;
+    bool progress = false;
+    bool repin = false;
+    report_options report;
+};
+int cmd_verify(const verify_options& o);
+
+struct check_options {
+    std::string expected, name, search, engine;
+    search_budget budget;
+    bool trace = false, allow_count_changed = false;
+};
+int cmd_check(const check_options& o);
+
+struct merge_options {
+    std::vector<std::string> files;  // the shards' --json files
+    report_options report;
+};
+int cmd_merge(const merge_options& o);
+
+struct run_options {
+    std::string name, engine = "relacy", search = "exhaustive", save_replay;
+    search_budget budget;
+    bool no_shrink = false, raw_trace = false, progress = false;
+};
+int cmd_run(const run_options& o);
+
+struct replay_options {
+    std::string file, check;  // check: which row of a --json result file
+    bool raw_trace = false;
+};
+int cmd_replay(const replay_options& o);
+
+// A verdict of one check as run, replay and check print it: the check, engine, search, verdict,
+// counts, time and the violation's message.
+void print_verdict(const check& c, const verdict& v);
+
+struct list_options {
+    std::string filter, engine;
+};
+int cmd_list(const list_options& o);
+
+struct evidence_options {
+    std::string expected, algorithm;  // algorithm "" = every one
+};
+int cmd_evidence(const evidence_options& o);
+
+// Every command, with its line in 'kverify help': the binary's own, then those the ./kverify
+// script owns (it forwards every other command here).
+struct command_info {
+    const char* name;
+    const char* summary;
+    bool script = false;  // run by ./kverify, not by this binary
+};
+const std::vector<command_info>& commands();
+const command_info* find_command(const std::string& name);
+std::string command_names();  // "verify, list, ..., coverage"
+
+// 'kverify help': the commands, the exit statuses and where the manual is.
+int cmd_help();
+
+}  // namespace kverify::cli

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Verdicts and result rows as JSON (nlohmann::json): the rows of a --json result file (written by
+// the report, read back by merge and replay), replay files, and the verdict a child process
+// sends to its parent; and writing a result file.
+#include <fstream>
+
+#include "model/cli/cli.hpp"
+
+namespace kverify::cli {
+
+json verdict_to_json(const verdict& v) {
+    json j = {{"engine", v.engine},   {"search", v.search.str()},   {"verdict", v.outcome},
+              {"detail", v.detail},   {"executions", v.executions}, {"blocked", v.blocked},
+              {"also_sc", v.also_sc}, {"seconds", v.seconds},       {"trace", v.trace},
+              {"replay", v.replay}};
+    const model::search_limits& l = v.search.limits;
+    if (l.any()) {
+        json lj = json::object();
+        if (l.irq >= 0) lj["irq"] = l.irq;
+        if (l.nmi >= 0) lj["nmi"] = l.nmi;
+        if (l.migrations >= 0) lj["migrations"] = l.migrations;
+        j["limits"] = lj;
+    }
+    return j;
+}
+
+verdict verdict_from_json(const json& j) {
+    try {
+        if (!j.is_object()) throw usage_error("a verdict must be a JSON object");
+        for (const char* key : {"engine", "search", "verdict"})
+            if (!j.contains(key) || !j[key].is_string())
+                throw usage_error(std::string("missing string field '") + key + "'");
+        verdict v;
+        v.engine = j["engine"].get<std::string>();
+        std::string err;
+        if (!search_spec::parse(j["search"].get<std::string>(), v.search, err))
+            throw usage_error(err);
+        if (j.contains("limits")) {
+            const json& l = j["limits"];
+            v.search.limits.irq = l.value("irq", -1);
+            v.search.limits.nmi = l.value("nmi", -1);
+            v.search.limits.migrations = l.value("migrations", -1);
+        }
+        v.outcome = j["verdict"].get<std::string>();
+        v.detail = j.value("detail", "");
+        v.executions = j.value("executions", std::uint64_t(0));
+        v.blocked = j.value("blocked", std::uint64_t(0));
+        v.also_sc = j.value("also_sc", "");
+        v.seconds = j.value("seconds", 0.0);
+        v.trace = j.value("trace", "");
+        v.replay = j.value("replay", "");
+        return v;
+    } catch (const json::exception& e) {
+        throw usage_error(std::string("malformed verdict: ") + e.what());
+    }
+}
+
+json row_to_json(const row_result& r) {
+    json j = verdict_to_json(r.v);
+    j["check"] = r.row.check;
+    j["engine"] = r.row.engine;
+    j["search"] = r.row.search.str();
+    j["tier"] = r.row.tier;
+    j["line"] = r.row.line;
+    j["expected"] = r.row.expected;
+    j["expected_executions"] = r.row.executions;
+    j["algorithm"] = r.algorithm;
+    j["variant"] = r.variant;
+    j["config"] = r.config;
+    j["status"] = r.status;
+    j["mismatch"] = r.mismatch;
+    return j;
+}
+
+row_result row_from_json(const json& j) {
+    row_result r;
+    r.v = verdict_from_json(j);
+    try {
+        for (const char* key : {"check", "expected", "expected_executions", "tier"})
+            if (!j.contains(key) || !j[key].is_string())
+                throw usage_error(std::string("missing string field '") + key + "'");
+        r.row.check = j["check"].get<std::string>();
+        r.row.engine = r.v.engine;
+        r.row.search = r.v.search;
+        r.row.search.limits = {};
+        r.row.expected = j["expected"].get<std::string>();
+        r.row.executions = j["expected_executions"].get<std::string>();
+        r.row.tier = j["tier"].get<std::string>();
+        r.row.line = j.value("line", 0);
+        r.algorithm = j.value("algorithm", "");
+        r.variant = j.value("variant", "");
+        r.config = j.value("config", "");
+    } catch (const json::exception& e) {
+        throw usage_error(std::string("malformed result row: ") + e.what());
+    }
+    return r;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw usage_error("cannot write " + path);
+    out << text;
+    out.close();
+    if (!out) throw usage_error("cannot write " + path);
+}
+
+void check_writable(const std::string& path) {
+    if (path.empty()) return;
+    std::ofstream out(path, std::ios::app);
+    if (!out) throw usage_error("cannot write " + path);
+}
+
+}  // namespace kverify::cli

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// `kverify run` and `kverify replay`: one check in this process, its verdict, and its
+// counterexample (shrunk by run, saved for replay; replay runs exactly the saved execution and
+// compares the traces).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "model/cli/commands.hpp"
+
+namespace kverify::cli {
+namespace {
+
+std::string saved_verdict(const check& c, const verdict& v) {
+    json j = verdict_to_json(v);
+    j["kverify_replay"] = 1;
+    j["check"] = c.name;
+    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+// Reads a replay file: one verdict object with "check", or a --json result file (the row named
+// by --check, or its first row with a replay string).
+std::pair<std::string, verdict> read_replay(const std::string& path, const std::string& which) {
+    std::ifstream in(path);
+    if (!in) throw usage_error("cannot read replay file " + path);
+    const json j = json::parse(in, nullptr, false);
+    if (j.is_discarded()) throw usage_error(path + ": not a JSON file");
+    json row = j;
+    if (j.is_object() && j.contains("rows") && j["rows"].is_array()) {
+        row = json();
+        for (const json& r : j["rows"]) {
+            if (!r.is_object() || !r.contains("check") || !r.contains("replay")) continue;
+            if (!which.empty() ? r["check"] == which : !r["replay"].get<std::string>().empty()) {
+                row = r;
+                break;
+            }
+        }
+        if (row.is_null())
+            throw usage_error(path + ": no row " +
+                              (which.empty() ? "with a replay string" : "of check " + which));
+    }
+    if (!row.is_object() || !row.contains("check") || !row["check"].is_string())
+        throw usage_error(path + ": not a replay file (no 'check' field)");
+    verdict v;
+    try {
+        v = verdict_from_json(row);
+    } catch (const usage_error& e) {
+        throw usage_error(path + ": " + e.what());
+    }
+    if (v.replay.empty())
+        throw usage_error(path + ": no replay string (the row found no violation)");
+    return {row["check"].get<std::string>(), v};
+}
+
+// The first line where two traces differ, 0 when they are the same.
+std::size_t first_difference(const std::string& a, const std::string& b) {
+    std::istringstream sa(a), sb(b);
+    std::string la, lb;
+    for (std::size_t n = 1;; ++n) {
+        const bool ga = bool(std::getline(sa, la)), gb = bool(std::getline(sb, lb));
+        if (!ga && !gb) return 0;
+        if (ga != gb || la != lb) return n;
+    }
+}
+
+}  // namespace
+
+void print_verdict(const check& c, const verdict& v) {
+    std::cout << c.name << "\n  " << c.algorithm << " " << c.variant << " [" << c.config
+              << "]\n  engine: " << v.engine << "  search: " << v.search.str();
+    if (v.search.limits.any()) std::cout << " " << v.search.limits.str();
+    std::cout << "  verdict: " << v.outcome << "  executions: " << v.executions;
+    if (v.blocked) std::cout << "  blocked: " << v.blocked;
+    if (!v.also_sc.empty()) std::cout << "  also under SC: " << v.also_sc;
+    std::cout << "  time: " << format_seconds(v.seconds) << "\n";
+    if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";
+}
+
+int cmd_run(const run_options& o) {
+    const check& c = *model::find_check(o.name);
+    if (!c.supports(o.engine)) {
+        std::string engines;
+        for (const model::check_engine& e : c.engines)
+            engines += (engines.empty() ? "" : ", ") + e.name;
+        throw usage_error("check " + c.name + " cannot run on engine '" + o.engine +
+                          "' (it runs on: " + engines + ")");
+    }
+    check_writable(o.save_replay);
+    job j{&c, o.engine, {}};
+    std::string err;
+    if (!search_spec::parse(o.search, j.spec, err)) throw usage_error(err);
+    o.budget.apply(j.spec);
+    j.spec.raw_trace = o.raw_trace;
+    const verdict v = run_here(j, o.progress, c.name);
+    print_verdict(c, v);
+    if (!v.found_violation()) return v.outcome == "inconclusive" ? exit_inconclusive : exit_ok;
+
+    verdict cex = v;
+    if (!o.no_shrink) {
+        const shrink_result s = shrink(j, v, o.progress);
+        if (s.shrunk) {
+            cex = s.v;
+            std::cout << "  counterexample shrunk from " << v.search.str() << " to "
+                      << cex.search.str()
+                      << (cex.search.limits.any() ? " " + cex.search.limits.str() : "") << " ("
+                      << s.searches << " smaller searches, " << s.executions
+                      << " executions); found at execution " << cex.executions << ":\n";
+        } else {
+            std::cout << "  counterexample (no smaller search shows it: " << s.searches
+                      << " tried, " << s.executions << " executions), found at execution "
+                      << cex.executions << ":\n";
+        }
+    } else {
+        std::cout << "  counterexample, found at execution " << cex.executions << ":\n";
+    }
+    std::cout << cex.trace;
+    if (!o.save_replay.empty()) {
+        write_file(o.save_replay, saved_verdict(c, cex));
+        std::cout << "  saved for 'kverify replay " << o.save_replay << "'\n";
+    }
+    return exit_differs;
+}
+
+int cmd_replay(const replay_options& o) {
+    const auto [name, saved] = read_replay(o.file, o.check);
+    const check* c = model::find_check(name);
+    if (!c) throw usage_error(o.file + ": unknown check '" + name + "'");
+    if (!c->supports(saved.engine))
+        throw usage_error(o.file + ": check " + name + " cannot run on engine '" + saved.engine +
+                          "'");
+    search_spec spec = saved.search;
+    spec.replay = saved.replay;
+    spec.raw_trace = o.raw_trace;
+    const verdict v = run_here(job{c, saved.engine, spec}, false, name);
+    print_verdict(*c, v);
+    if (!v.found_violation()) {
+        std::cout << "  the saved counterexample (" << saved.outcome << ") does not reproduce\n";
+        return v.outcome == "inconclusive" ? exit_inconclusive : exit_ok;
+    }
+    std::cout << "  counterexample trace (replayed execution " << v.executions << "):\n" << v.trace;
+    if (!o.raw_trace && !saved.trace.empty()) {
+        const std::size_t d = first_difference(saved.trace, v.trace);
+        if (d == 0)
+            std::cout << "  the trace is identical to the one saved in " << o.file << "\n";
+        else
+            std::cout << "  the trace differs from the one saved in " << o.file << " from line "
+                      << d << " on\n";
+    }
+    return exit_differs;
+}
+
+}  // namespace kverify::cli

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The dpor runner (dpor.hpp), compiled once in the dpor build: any program runs on the engine's
+// type-erased dpor::program. Per execution the engine's harness thread resets the kernel and
+// constructs the scenario; task t runs on engine thread t + 1 between task_start and
+// task_finish; the harness then runs after() and destroys the scenario. invariant() runs after
+// every event.
+#include "model/runners/dpor.hpp"
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "model/dpor/engine.hpp"
+#include "model/kernel/kernel.hpp"
+#include "model/runners/trace_text.hpp"
+
+#ifndef KVERIFY_SOURCE_DIR
+#define KVERIFY_SOURCE_DIR ""
+#endif
+
+namespace kverify::model {
+inline namespace eng_dpor {
+
+namespace {
+
+// The engine's trace as a reviewer reads it: without the simulated kernel's own bookkeeping (the
+// words it builds per execution, the CPU tokens and budget a task takes and gives back, delivery
+// points where nothing was delivered: the notes "irq enter", "migrate"... say what happened),
+// source paths relative to the repository, no template arguments in function names.
+std::string clean_trace(const std::string& trace) {
+    std::istringstream in(trace);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        const bool kernel_word = line.find(", kernel(0)") != std::string::npos &&
+                                 (line.find("] load ") != std::string::npos ||
+                                  line.find("] store ") != std::string::npos ||
+                                  line.find("] init ") != std::string::npos ||
+                                  line.find("] cas read ") != std::string::npos ||
+                                  line.find("] rmw ") != std::string::npos);
+        const bool nothing_delivered = line.find("] choice 0 of ") != std::string::npos;
+        if (kernel_word || nothing_delivered) continue;
+        out += model::detail::clean_location(line, KVERIFY_SOURCE_DIR) + "\n";
+    }
+    return out;
+}
+
+dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_model model,
+                     const std::string& stop_class, bool trace) {
+    if (prog.tasks < 1 || prog.tasks > max_tasks)
+        throw std::invalid_argument("a program of " + std::to_string(prog.tasks) + " tasks (1 to " +
+                                    std::to_string(max_tasks) + ")");
+    kernel& k = kernel::get();
+    k.configure(apply_limits(prog.kernel, spec.limits));
+    k.reset_run();
+
+    // The scenario lives at the same address in every execution of the search; `s` is null
+    // while it is not constructed (no invariant then).
+    const scenario_storage storage(prog);
+    void* s = nullptr;
+    dpor::program dp;
+    dp.tasks = prog.tasks;
+    dp.setup = [&prog, &storage, &s] {
+        s = nullptr;
+        kernel::get().begin_iteration();
+        prog.construct(storage.get(), prog.params);
+        s = storage.get();
+    };
+    dp.task = [&prog, &storage](unsigned t) {
+        kernel::get().task_start(t);
+        prog.task(storage.get(), t);
+        kernel::get().task_finish(t);
+    };
+    dp.teardown = [&prog, &s] {
+        prog.after(s);
+        void* done = s;
+        s = nullptr;
+        prog.destroy(done);
+    };
+    dpor::options o;
+    o.model = model;
+    o.budget_s = spec.budget_s;
+    o.max_executions = spec.execution_cap;
+    o.max_events = spec.depth_limit;
+    o.trace = trace;
+    o.stop_class = stop_class;
+    o.all_violations = stop_class.empty() && std::getenv("KVERIFY_ALL_VIOLATIONS") != nullptr;
+    o.replay = spec.replay;
+    o.context = [](unsigned thread) {
+        char buf[64];
+        kernel::get().context_label(buf, sizeof buf, thread == 0, thread == 0 ? 0 : thread - 1);
+        return std::string(buf);
+    };
+    o.after_event = [&prog, &s] {
+        if (s == nullptr) return;
+        const auto scope = kernel::get().checking_invariant();
+        prog.invariant(s);
+    };
+    o.progress = [](std::uint64_t executions, std::uint64_t blocked) {
+        progress_tick((executions + blocked) & ~std::uint64_t{255});
+    };
+    return dpor::explore(dp, o);
+}
+
+verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_model model) {
+    if (spec.kind != search_kind::exhaustive)
+        throw std::invalid_argument(
+            "the dpor engine explores every execution: its only search is exhaustive (asked: " +
+            spec.str() + ")");
+    const dpor::result r = explore(prog, spec, model, "", true);
+    verdict v;
+    v.search = spec;
+    v.seconds = r.seconds;
+    v.executions = r.executions;
+    v.blocked = r.blocked;
+    if (!r.violations.empty()) {
+        const dpor::violation& x = r.violations.front();
+        v.outcome = x.cls;
+        v.detail = x.message;
+        if (r.violations.size() > 1) {  // KVERIFY_ALL_VIOLATIONS: every class the search met
+            v.detail += " (classes found:";
+            for (const dpor::violation& y : r.violations) v.detail += " " + y.cls;
+            v.detail += ")";
+        }
+        v.executions = x.at_execution;
+        v.trace = spec.raw_trace ? x.trace : clean_trace(x.trace);
+        v.replay = x.replay;
+        if (!spec.replay.empty()) return v;
+        if (model == dpor::memory_model::rc11) {
+            // Does it also occur under SC? (An interleaving bug, or a weak-memory one.)
+            search_spec sc = spec;
+            sc.replay.clear();
+            const dpor::result s = explore(prog, sc, dpor::memory_model::sc, x.cls, false);
+            v.also_sc = !s.violations.empty() ? "yes" : s.complete ? "no" : "unknown";
+        }
+    } else if (!spec.replay.empty()) {
+        v.outcome = "pass";
+        v.detail = "the saved execution runs to the end without a violation";
+    } else if (!r.complete) {
+        v.outcome = "inconclusive";
+        v.detail = r.incomplete_reason + " reached after " +
+                   std::to_string(r.executions + r.blocked) + " executions";
+    } else {
+        v.outcome = "pass";
+    }
+    return v;
+}
+
+}  // namespace
+
+verdict run_dpor_rc11(const program& prog, const search_spec& spec) {
+    return run_dpor(prog, spec, dpor::memory_model::rc11);
+}
+verdict run_dpor_sc(const program& prog, const search_spec& spec) {
+    return run_dpor(prog, spec, dpor::memory_model::sc);
+}
+
+}  // namespace eng_dpor
+}  // namespace kverify::model
