@@ -40,11 +40,10 @@ const char* to_string(memory_model m) {
 
 const char* to_string(lk k) {
     static const char* const names[] = {
-        "automatic",         "once",          "acquire",         "release",
-        "mb",                "noreturn",      "lock",            "unlock",
-        "lock_fail",         "smp_mb",        "smp_rmb",         "smp_wmb",
-        "before_atomic",     "after_atomic",  "after_spinlock",  "after_unlock_lock",
-        "barrier"};
+        "automatic",         "once",    "acquire",       "release",      "mb",
+        "noreturn",          "lock",    "unlock",        "lock_fail",    "smp_mb",
+        "smp_rmb",           "smp_wmb", "before_atomic", "after_atomic", "after_spinlock",
+        "after_unlock_lock", "barrier"};
     const unsigned i = unsigned(k);
     return i < sizeof names / sizeof names[0] ? names[i] : "?";
 }

@@ -45,7 +45,13 @@ enum class lk : std::uint8_t {
     lock,       // spin_lock (its cas: the read half is LKR, the write half LKW)
     unlock,     // spin_unlock (UL)
     lock_fail,  // a spin_trylock that fails (LF)
-    f_mb, f_rmb, f_wmb, f_before_atomic, f_after_atomic, f_after_spinlock, f_after_unlock_lock,
+    f_mb,
+    f_rmb,
+    f_wmb,
+    f_before_atomic,
+    f_after_atomic,
+    f_after_spinlock,
+    f_after_unlock_lock,
     f_barrier,  // barrier(): the compiler's only
 };
 
@@ -105,14 +111,14 @@ struct violation {
 };
 
 struct result {
-    std::uint64_t executions = 0;   // complete consistent executions
-    std::uint64_t blocked = 0;      // executions cut short by a failed assume (spin, lock, wait)
-    std::uint64_t replays = 0;      // program runs (one per explored alternative)
+    std::uint64_t executions = 0;    // complete consistent executions
+    std::uint64_t blocked = 0;       // executions cut short by a failed assume (spin, lock, wait)
+    std::uint64_t replays = 0;       // program runs (one per explored alternative)
     std::uint64_t unproducible = 0;  // LKMM: load-buffering graphs no run of the program produces
     std::uint64_t flagged_data_race = 0;  // LKMM: complete executions raising data-race
     std::uint64_t flagged_mixed = 0;      // LKMM: complete executions raising mixed-accesses
-    bool complete = true;           // the whole space was explored
-    std::string incomplete_reason;  // when !complete
+    bool complete = true;                 // the whole space was explored
+    std::string incomplete_reason;        // when !complete
     std::vector<violation> violations;
     std::vector<std::string> graphs;          // collect_graphs: complete executions
     std::vector<std::string> blocked_graphs;  // collect_graphs: blocked executions

@@ -27,7 +27,8 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             e.loc = loc;
             e.where = where;
         } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
-            static const char* const kinds[] = {"read", "write", "fence", "choice", "block", "hole"};
+            static const char* const kinds[] = {"read",   "write", "fence",
+                                                "choice", "block", "hole"};
             if (opt_.model == memory_model::lkmm)
                 diverged(std::string("a ") + kinds[int(kind)] + " at " + where.file + ":" +
                              std::to_string(where.line) + " where the graph has a " +
@@ -409,9 +410,10 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         const eid wid{std::uint16_t(cur_), id.i + 1};
         if (wid.i < g().th[cur_].size() && ev(wid).kind != ek::hole) {
             if (filled_read && opt_.model == memory_model::lkmm)
-                diverged("an RMW filled into a hole before a kept event has no place for its "
-                         "write half",
-                         wid);
+                diverged(
+                    "an RMW filled into a hole before a kept event has no place for its "
+                    "write half",
+                    wid);
             event& we = ev(wid);
             if (g().partial) {
                 we.kind = ek::write;

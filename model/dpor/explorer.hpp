@@ -215,7 +215,7 @@ private:
     bool in_fiber_ = false;
     bool replaying_ = false;
     bool violated_ = false;
-    bool discard_ = false;  // the graph turned out inconsistent, or the run was cut
+    bool discard_ = false;     // the graph turned out inconsistent, or the run was cut
     bool check_fill_ = false;  // LKMM: a hole was just filled
     std::uint32_t events_ = 0;
     std::size_t replay_left_ = 0;  // graph events not yet run in this run

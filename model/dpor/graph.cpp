@@ -73,11 +73,10 @@ void graph::cut_to_keep(const std::vector<std::vector<char>>& keep) {
     if (!th.empty() && spawn_at != UINT32_MAX && th[0].size() < spawn_at) spawn_at = UINT32_MAX;
     for (auto it = co.begin(); it != co.end();) {
         auto& list = it->second;
-        list.erase(std::remove_if(list.begin(), list.end(),
-                                  [&](eid w) {
-                                      return w.i >= th[w.t].size() || at(w).kind == ek::hole;
-                                  }),
-                   list.end());
+        list.erase(
+            std::remove_if(list.begin(), list.end(),
+                           [&](eid w) { return w.i >= th[w.t].size() || at(w).kind == ek::hole; }),
+            list.end());
         if (list.empty())
             it = co.erase(it);
         else

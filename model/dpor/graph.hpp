@@ -106,8 +106,8 @@ struct dep_rec {
 };
 
 struct graph {
-    std::vector<std::vector<event>> th;                       // events per thread
-    std::vector<dep_rec> deps;  // event::deps points here (only filled under the LKMM)
+    std::vector<std::vector<event>> th;  // events per thread
+    std::vector<dep_rec> deps;           // event::deps points here (only filled under the LKMM)
     std::unordered_map<std::uintptr_t, std::vector<eid>> co;  // writes per location, in co order
     std::uint32_t next_stamp = 1;
     // Events of the harness (thread 0) before it spawned the tasks; the tasks start after the

@@ -126,8 +126,7 @@ std::vector<std::vector<char>> explorer::dependents(eid r) const {
 // as TruSt has it (explorer::apply).
 void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r) const {
     auto kept = [&](eid x) {
-        return x.valid() && x.i < keep[x.t].size() && keep[x.t][x.i] &&
-               gr.at(x).kind != ek::hole;
+        return x.valid() && x.i < keep[x.t].size() && keep[x.t][x.i] && gr.at(x).kind != ek::hole;
     };
     for (bool changed = true; changed;) {
         changed = false;
@@ -206,8 +205,7 @@ void explorer::lkmm_revisits(eid w) {
                     const event& x = gr.th[t][i];
                     const eid xe{std::uint16_t(t), i};
                     if (xe == w || !x.is_write() || x.rmw == rmw_op::none || !keep[t][i]) continue;
-                    if (gr.th[t][i - 1].rf == wr && !(xe.t == r.t && xe.i - 1 == r.i))
-                        clash = true;
+                    if (gr.th[t][i - 1].rf == wr && !(xe.t == r.t && xe.i - 1 == r.i)) clash = true;
                 }
             if (clash) continue;
         }

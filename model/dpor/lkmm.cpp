@@ -37,9 +37,9 @@ enum tag : std::uint32_t {
     t_fmb = 1u << 16,
     t_frmb = 1u << 17,
     t_fwmb = 1u << 18,
-    t_fba = 1u << 19,  // smp_mb__before_atomic
-    t_faa = 1u << 20,  // smp_mb__after_atomic
-    t_fas = 1u << 21,  // smp_mb__after_spinlock
+    t_fba = 1u << 19,   // smp_mb__before_atomic
+    t_faa = 1u << 20,   // smp_mb__after_atomic
+    t_fas = 1u << 21,   // smp_mb__after_spinlock
     t_faul = 1u << 22,  // smp_mb__after_unlock_lock
     t_fbar = 1u << 23,  // barrier()
 };
@@ -100,7 +100,7 @@ std::uint32_t tags_of(const event& e) {
     if (e.init) return t | t_iw;
     if (e.order == mo::plain) return t | t_plain;
     const bool rmw = e.rmw != rmw_op::none;
-    switch (e.prim) {  // lock events are not RMW instructions' events (lock.cat)
+    switch (e.prim) {   // lock events are not RMW instructions' events (lock.cat)
         case lk::lock:  // a failed attempt (trylock) reads without ordering: LF
             if (e.is_read() && !e.rmw_succeeds()) return t | t_lf;
             return t | (e.is_read() ? t_lkr : t_lkw);
@@ -228,8 +228,7 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
         const unsigned t = f.ids[k].t;
         auto add_all = [&](relation& r, const std::vector<std::uint32_t>& from) {
             for (std::uint32_t i : from)
-                if (i < f.index[t].size() && f.index[t][i] != frame::npos)
-                    r.add(f.index[t][i], k);
+                if (i < f.index[t].size() && f.index[t][i] != frame::npos) r.add(f.index[t][i], k);
         };
         add_all(addr0, d->addr);
         add_all(ctrl0, d->ctrl);
@@ -312,10 +311,8 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const evset IWs = f.set(t_iw);
     const evset Noreturn_c = evset(n) | (f.set(~0u) - Noreturn);  // ~Noreturn
     const relation xbstar = (hb | pb).star();
-    const relation vis = cumul_fence.star()
-                             .seq(rfe.opt())
-                             .seq(mk)
-                             .seq(strong_fence.seq(mk).seq(xbstar) | (xbstar - ext));
+    const relation vis = cumul_fence.star().seq(rfe.opt()).seq(mk).seq(
+        strong_fence.seq(mk).seq(xbstar) | (xbstar - ext));
     const relation rmb_nr = relation::id(R4rmb).seq(fencerel(t_frmb)).to(Noreturn_c);
     const relation nr_rmb = relation::id(Noreturn_c).seq(fencerel(t_frmb)).to(R4rmb);
     const relation w_pre_bounded = mk.seq((addr | fence).opt());
@@ -327,15 +324,14 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const relation wr_vis = fence | strong_fence.seq(xbstar).seq(r_pre_bounded) |
                             w_post_bounded.seq(vis).seq(r_pre_bounded);
     const relation rw_xbstar = fence | r_post_bounded.seq(xbstar).seq(w_pre_bounded);
-    const relation pre_race =
-        ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
+    const relation pre_race = ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
     const relation wr_incoh = pre_race & rf & rw_xbstar.inverse();
     const relation rw_incoh = pre_race & fr & wr_vis.inverse();
     const relation ww_incoh = pre_race & co & ww_vis.inverse();
     if (!(wr_incoh | rw_incoh | ww_incoh).empty()) return false;
     if (!flags) return true;
-    const relation ww_nonrace = ww_vis & (relation::cross(Marked, W) | rw_xbstar) &
-                                (relation::cross(W, Marked) | wr_vis);
+    const relation ww_nonrace =
+        ww_vis & (relation::cross(Marked, W) | rw_xbstar) & (relation::cross(W, Marked) | wr_vis);
     const relation ww_race = (pre_race & co) - ww_nonrace;
     const relation wr_race = ((pre_race & co.opt().seq(rf)) - wr_vis) - rw_xbstar.inverse();
     const relation rw_race = (pre_race & fr) - rw_xbstar;
@@ -344,8 +340,8 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     // barrier between them.
     const evset barrier_set =
         f.set(t_fbar | t_frmb | t_fwmb | t_fmb | t_fba | t_faa) | Mb | Acquire | Release;
-    const relation barrier = po.seq(relation::id(barrier_set)).seq(po) | po.to(Release) |
-                             relation::id(Acquire).seq(po);
+    const relation barrier =
+        po.seq(relation::id(barrier_set)).seq(po) | po.to(Release) | relation::id(Acquire).seq(po);
     const evset plain_w = plain & W;
     const relation mixed = relation::id(plain_w).seq(po_loc - barrier).to(Marked) |
                            mk.seq(po_loc - barrier).to(plain_w);
@@ -379,12 +375,10 @@ public:
             if (!ev.is_access() || ev.loc != loc) return;
             lo = std::max(lo, g.co_index(ev.is_write() ? e : ev.rf));
         };
-        for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i)
-            see(eid{id.t, i});
+        for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i) see(eid{id.t, i});
         if (g.spawn_at != UINT32_MAX) {
             if (id.t != 0) {
-                for (std::uint32_t i = 0; i < g.spawn_at && i < g.th[0].size(); ++i)
-                    see(eid{0, i});
+                for (std::uint32_t i = 0; i < g.spawn_at && i < g.th[0].size(); ++i) see(eid{0, i});
             } else if (id.i >= g.spawn_at) {
                 for (unsigned t = 1; t < g.th.size(); ++t)
                     for (std::uint32_t i = 0; i < g.th[t].size(); ++i)

@@ -52,7 +52,9 @@ public:
     bool has(std::size_t i, std::size_t j) const {
         return (m_[i * wpr_ + (j >> 6)] >> (j & 63)) & 1;
     }
-    void add(std::size_t i, std::size_t j) { m_[i * wpr_ + (j >> 6)] |= std::uint64_t{1} << (j & 63); }
+    void add(std::size_t i, std::size_t j) {
+        m_[i * wpr_ + (j >> 6)] |= std::uint64_t{1} << (j & 63);
+    }
     bool empty() const {
         for (std::uint64_t x : m_)
             if (x) return false;

@@ -264,7 +264,8 @@ private:
     void annotate(dpor::lk kind, const op_info& o, bool data) {
         if (!lkmm_) return;
         const std::vector<dpor::rt::dep_id> a = translate(o.addr);
-        const std::vector<dpor::rt::dep_id> d = data ? translate(o.data) : std::vector<dpor::rt::dep_id>{};
+        const std::vector<dpor::rt::dep_id> d =
+            data ? translate(o.data) : std::vector<dpor::rt::dep_id>{};
         dpor::rt::annotate_next(kind, a.data(), a.size(), d.data(), d.size());
     }
     void read_made(const op_info& o) {
@@ -455,7 +456,7 @@ run_result run_on_dpor(const test& t, const std::vector<rloc>& observed,
         o.budget_s = opt.budget_s;
         o.all_violations = true;  // a deadlock is an execution that does not exist; go on
         o.on_complete = [&] { ++finals[final_state]; };  // each execution once
-        o.data_race_is_violation = false;  // a flag, as herd7 has it
+        o.data_race_is_violation = false;                // a flag, as herd7 has it
         o.trace = false;
         o.collect_graphs = opt.collect_graphs;
         const dpor::result res = dpor::explore(prog, o);

@@ -162,10 +162,9 @@ TEST(LitmusRun, LkmmRunsAndDiffersFromRc11WhereTheModelsDo) {
         const char* lkmm;
         const char* rc11;
     };
-    for (const row& r : {row{"lb.litmus", "Sometimes", "Never"},
-                         row{"wrc+wmb+rmb.litmus", "Sometimes", "Never"},
-                         row{"sb.litmus", "Sometimes", "Sometimes"},
-                         row{"mp+wmb+rmb.litmus", "Never", "Never"}}) {
+    for (const row& r :
+         {row{"lb.litmus", "Sometimes", "Never"}, row{"wrc+wmb+rmb.litmus", "Sometimes", "Never"},
+          row{"sb.litmus", "Sometimes", "Sometimes"}, row{"mp+wmb+rmb.litmus", "Never", "Never"}}) {
         SCOPED_TRACE(r.file);
         const command_run l = run_litmus({corpus + r.file}, with_model(litmus_model::lkmm));
         const command_run c = run_litmus({corpus + r.file}, with_model(litmus_model::rc11));
