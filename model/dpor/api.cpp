@@ -94,6 +94,8 @@ void annotate_next(lk kind, const dep_id* addr, std::size_t n_addr, const dep_id
 void ctrl_begin(const dep_id* cond, std::size_t n) { current->ctrl_begin(cond, n); }
 void ctrl_end() { current->ctrl_end(); }
 void depend_after(const dep_id* reads, std::size_t n) { current->depend_after(reads, n); }
+void handler_begin() { current->handler_begin(); }
+void handler_end() { current->handler_end(); }
 bool tracing() { return current->tracing(); }
 void init_atomic(void* loc, unsigned width, value_t v, src_loc where) {
     current->init_atomic(loc, width, v, where);

@@ -152,6 +152,10 @@ void ctrl_end();
 // then treats those events as dependent (it never keeps them unchanged when the reads change);
 // the LKMM's axioms get no ordering from it.
 void depend_after(const dep_id* reads, std::size_t n);
+// An interrupt handler starts (ends) on this thread: the control dependencies of the code it
+// interrupted do not reach the handler's events (they nest).
+void handler_begin();
+void handler_end();
 // True while the engine builds a trace (a violation's re-run): extra notes are wanted.
 bool tracing();
 

@@ -105,6 +105,7 @@ struct thread_rt {
     std::vector<std::uint32_t> pending_addr, pending_data;
     std::vector<std::vector<std::uint32_t>> ctrl;
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
+    std::vector<std::size_t> handlers;  // rt::handler_begin: where each handler's ctrl frames start
     std::uint32_t last_access = 0;
     ucontext_t ctx{};
     char* stack = nullptr;

@@ -6,6 +6,8 @@
 //   fibers.cpp   the program's threads as fibers, the scheduler, limits and internal errors
 //   events.cpp   the graph events of a run: replayed or added, and their clocks
 //   memory.cpp   plain accesses and races, the engine's arenas
+//   annotate.cpp the LKMM: kernel primitives, dependencies, replays that diverge
+//   lb.cpp       the LKMM: load buffering, holes, revisits
 //   trace.cpp    traces of violations and replay strings
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
@@ -108,6 +110,8 @@ public:
     void ctrl_begin(const std::uint32_t* cond, std::size_t n);
     void ctrl_end();
     void depend_after(const std::uint32_t* reads, std::size_t n);
+    void handler_begin();
+    void handler_end();
 
     static void fiber_entry();
 

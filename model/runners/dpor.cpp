@@ -126,7 +126,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
         v.trace = spec.raw_trace ? x.trace : clean_trace(x.trace);
         v.replay = x.replay;
         if (!spec.replay.empty()) return v;
-        if (model == dpor::memory_model::rc11) {
+        if (model != dpor::memory_model::sc) {
             // Does it also occur under SC? (An interleaving bug, or a weak-memory one.)
             search_spec sc = spec;
             sc.replay.clear();
@@ -147,6 +147,10 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
 }
 
 }  // namespace
+
+verdict run_dpor_lkmm(const program& prog, const search_spec& spec) {
+    return run_dpor(prog, spec, dpor::memory_model::lkmm);
+}
 
 verdict run_dpor_rc11(const program& prog, const search_spec& spec) {
     return run_dpor(prog, spec, dpor::memory_model::rc11);
