@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The commands of the kverify binary, each a function of its own options: main.cpp parses the
 // command line (CLI11) into them and calls one. verify and check: verify.cpp; merge: merge.cpp;
-// run and replay: run.cpp; list: list.cpp; evidence: evidence.cpp; help: help.cpp.
+// run and replay: run.cpp; list: list.cpp; evidence: evidence.cpp; litmus: litmus.cpp; help:
+// help.cpp.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +70,14 @@ struct list_options {
     std::string filter, engine;
 };
 int cmd_list(const list_options& o);
+
+struct litmus_command_options {
+    std::vector<std::string> files;
+    std::string model = "lkmm";
+    bool judge = false;
+    search_budget budget;
+};
+int cmd_litmus(const litmus_command_options& o);
 
 struct evidence_options {
     std::string expected, algorithm;  // algorithm "" = every one

@@ -85,6 +85,7 @@ struct parser {
     replay_options replay;
     list_options list;
     evidence_options evidence;
+    litmus_command_options litmus;
     progress_flags progress;
     std::string help_command;
     std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
@@ -230,6 +231,17 @@ struct parser {
                       "only this algorithm (objpool, percpu_counter, ...; default: all)")
             ->type_name("ALGORITHM");
         add_expected(e, evidence.expected);
+
+        CLI::App* t = add("litmus", [this] { return cmd_litmus(litmus); });
+        t->add_option("files", litmus.files, "litmus files (the kernel's C litmus format)")
+            ->required()
+            ->type_name("FILE");
+        t->add_option("--model", litmus.model, "lkmm (default), rc11 or sc")
+            ->check(CLI::IsMember({"lkmm", "rc11", "sc"}))
+            ->type_name("M");
+        t->add_flag("--judge", litmus.judge,
+                    "compare each Observation with the file's Result line; 1 if one differs");
+        add_budget(t, litmus.budget);
 
         CLI::App* h = add("help", [this] { return help(help_command); });
         h->add_option("command", help_command, "a command")->type_name("COMMAND");
