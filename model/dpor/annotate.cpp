@@ -10,9 +10,10 @@
 namespace kverify::dpor::detail {
 
 void explorer::annotate_next(lk kind, const std::uint32_t* addr, std::size_t na,
-                             const std::uint32_t* data, std::size_t nd) {
+                             const std::uint32_t* data, std::size_t nd, bool atomic_op) {
     thread_rt& x = th_[cur_];
     x.pending_kind = kind;
+    x.pending_op = atomic_op;
     x.pending_addr.assign(addr, addr + na);
     x.pending_data.assign(data, data + nd);
 }
@@ -61,6 +62,7 @@ bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
 void explorer::annotate(event& e, bool with_data) {
     const thread_rt& x = th_[cur_];
     e.prim = x.pending_kind;
+    e.op = e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op);
     if (opt_.model != memory_model::lkmm) return;  // only the LKMM reads dependencies
     dep_rec d;
     if (!collect_deps(x, with_data, d)) return;
@@ -73,13 +75,18 @@ void explorer::annotate(event& e, bool with_data) {
 // on something outside the engine.
 void explorer::check_annotation(const event& e, bool with_data) {
     const thread_rt& x = th_[cur_];
-    bool same = e.prim == x.pending_kind;
+    bool same = e.prim == x.pending_kind &&
+                e.op == (e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op));
     if (same && opt_.model == memory_model::lkmm) {
         dep_rec d;
         const bool any = collect_deps(x, with_data, d);
         const dep_rec* have = g().deps_of(e);
         same = any ? have && *have == d : have == nullptr;
     }
+    if (!same && opt_.model == memory_model::lkmm)  // a replay that went another way (lb.cpp)
+        diverged(std::string("a replayed event at ") + e.where.file + ":" +
+                     std::to_string(e.where.line) + " was annotated differently",
+                 eid{std::uint16_t(cur_), std::uint32_t(&e - g().th[cur_].data())});
     if (!same)
         internal_error(std::string("a replayed ") + (e.is_read() ? "read" : "event") + " at " +
                        e.where.file + ":" + std::to_string(e.where.line) +
@@ -90,6 +97,7 @@ void explorer::check_annotation(const event& e, bool with_data) {
 void explorer::consume_annotation() {
     thread_rt& x = th_[cur_];
     x.pending_kind = lk::automatic;
+    x.pending_op = false;
     x.pending_addr.clear();
     x.pending_data.clear();
 }
@@ -108,8 +116,10 @@ void explorer::diverged(const std::string& what, eid at) {
     } else {
         res_.complete = false;
         if (res_.incomplete_reason.empty())
-            res_.incomplete_reason = "load buffering: the replay of a revisited graph diverged (" +
-                                     what + "): a dependency the program did not declare?";
+            res_.incomplete_reason =
+                "load buffering: the replay of a revisited graph went another way (" + what +
+                "): a branch taken otherwise before a kept event (the engine does not move kept "
+                "events), or a dependency the program did not declare";
     }
     discard_ = true;
     leave_fiber();

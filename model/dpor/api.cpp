@@ -88,8 +88,8 @@ using detail::current;
 unsigned thread() { return current->thread(); }
 dep_id last_event() { return current->last_event(); }
 void annotate_next(lk kind, const dep_id* addr, std::size_t n_addr, const dep_id* data,
-                   std::size_t n_data) {
-    current->annotate_next(kind, addr, n_addr, data, n_data);
+                   std::size_t n_data, bool atomic_op) {
+    current->annotate_next(kind, addr, n_addr, data, n_data, atomic_op);
 }
 void ctrl_begin(const dep_id* cond, std::size_t n) { current->ctrl_begin(cond, n); }
 void ctrl_end() { current->ctrl_end(); }

@@ -141,8 +141,12 @@ using dep_id = std::uint32_t;
 dep_id last_event();
 // The next access or fence of this thread is the kernel primitive `kind`, its address was
 // computed from the reads `addr` and (a write or RMW) its value from the reads `data`.
+// `atomic_op`: the next access is an RMW whose write half stores a value computed from what its
+// read half read (atomic_and, atomic_or, ... made of a cas): under the LKMM the write is data
+// dependent on the read, as for an atomic add (rt::fetch_add is one always); not so for xchg
+// and cmpxchg, whose written value is their operand.
 void annotate_next(lk kind, const dep_id* addr = nullptr, std::size_t n_addr = 0,
-                   const dep_id* data = nullptr, std::size_t n_data = 0);
+                   const dep_id* data = nullptr, std::size_t n_data = 0, bool atomic_op = false);
 // A control dependency: every event of this thread between ctrl_begin and the matching ctrl_end
 // (an if's then- and else-clauses; they nest) depends on the reads `cond`.
 void ctrl_begin(const dep_id* cond, std::size_t n);

@@ -3,6 +3,7 @@
 // and block is either replayed from the graph (a read waits for the write it reads) or added at
 // the frontier with its alternatives; every event gets its happens-before and porf clocks here.
 #include <algorithm>
+#include <cstring>
 
 #include "model/dpor/explorer.hpp"
 
@@ -10,6 +11,13 @@ namespace kverify::dpor::detail {
 
 // The next graph event of the running thread: replayed from the graph, or (after the replay, in
 // the order the exploration adds events: the leftmost thread first) a new one.
+namespace {
+// The same instruction: a replayed event must come from where it came from when it was added.
+bool same_place(const src_loc& a, const src_loc& b) {
+    return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+}
+}  // namespace
+
 eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay) {
     thread_rt& x = th_[cur_];
     tick(where);
@@ -26,9 +34,12 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
             if (e.kind != kind) internal_error("the replay string does not match the program");
             e.loc = loc;
             e.where = where;
-        } else if (e.kind != kind || (e.is_access() && e.loc != loc)) {
+        } else if (e.kind != kind || (e.is_access() && e.loc != loc) ||
+                   (opt_.model == memory_model::lkmm && !same_place(e.where, where))) {
             static const char* const kinds[] = {"read",   "write", "fence",
                                                 "choice", "block", "hole"};
+            // Under the LKMM a replay of a load-buffering revisit may go another way (a branch
+            // taken otherwise puts another instruction, even of the same kind, at this place).
             if (opt_.model == memory_model::lkmm)
                 diverged(std::string("a ") + kinds[int(kind)] + " at " + where.file + ":" +
                              std::to_string(where.line) + " where the graph has a " +
@@ -363,7 +374,19 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             e.arg2 = arg2 & width_mask(l.width);
             annotate(e, true);
         } else if (e.rmw != op) {
+            if (opt_.model == memory_model::lkmm)
+                diverged("an RMW at " + std::string(where.file) + ":" + std::to_string(where.line) +
+                             " where the graph has another RMW",
+                         id);
             internal_error("an RMW replays as another operation");
+        } else if (opt_.model == memory_model::lkmm &&
+                   (e.arg != (arg & width_mask(l.width)) ||
+                    (op == rmw_op::cas && e.arg2 != (arg2 & width_mask(l.width))))) {
+            // Its operand came out otherwise (computed from a read a load-buffering revisit
+            // changed): the write half the graph has is not this one's.
+            diverged("an RMW at " + std::string(where.file) + ":" + std::to_string(where.line) +
+                         " has another operand than in the graph",
+                     id);
         }
         check_annotation(e, true);
         await_rf(e.rf);

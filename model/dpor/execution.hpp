@@ -102,6 +102,7 @@ struct thread_rt {
     // LKMM: the annotation of the next access or fence (rt::annotate_next), the enclosing control
     // dependencies (rt::ctrl_begin), and the event the last access made (rt::last_event).
     lk pending_kind = lk::automatic;
+    bool pending_op = false;  // the next RMW is an atomic_op (rt::annotate_next)
     std::vector<std::uint32_t> pending_addr, pending_data;
     std::vector<std::vector<std::uint32_t>> ctrl;
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these

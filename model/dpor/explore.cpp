@@ -5,7 +5,6 @@
 // maximality condition makes every graph come from one place. Consistency is the memory model's.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "model/dpor/explorer.hpp"
@@ -71,8 +70,10 @@ void explorer::complete_rmw(graph& gr, eid r) {
     } else {
         gr.th[r.t].push_back(w);
     }
-    auto& list = gr.co.at(re.loc);
-    list.insert(std::find(list.begin(), list.end(), gr.at(r).rf) + 1, we);
+    // (re is gone if the thread's events moved: read the read half again.)
+    const event& rr = gr.at(r);
+    auto& list = gr.co.at(rr.loc);
+    list.insert(std::find(list.begin(), list.end(), rr.rf) + 1, we);
     post_replay_writes_.push_back(we);
 }
 
@@ -87,14 +88,45 @@ fingerprint fingerprint_of(const std::string& text) {
     return f;
 }
 
+namespace {
+// What the exploration from a graph depends on: the graph (graph::canonical) and, per event,
+// its place in the insertion order and the flags the revisits read (revisitable, added with the
+// default choice, repaired, speculative). Two graphs equal in all of it explore the same
+// subtree, so the second is not run; equal in the canonical text alone they may not (a revisit
+// depends on which event was added first), and skipping one lost executions.
+std::string start_key(const graph& g) {
+    std::string k = g.canonical();
+    std::vector<std::uint32_t> stamps;
+    for (const auto& t : g.th)
+        for (const event& e : t) stamps.push_back(e.stamp);
+    std::vector<std::uint32_t> order = stamps;
+    std::sort(order.begin(), order.end());
+    std::size_t n = 0;
+    for (const auto& t : g.th)
+        for (const event& e : t) {
+            k += std::to_string(std::lower_bound(order.begin(), order.end(), stamps[n++]) -
+                                order.begin());
+            k += e.revisitable ? 'r' : '-';
+            k += e.added_max ? 'm' : '-';
+            k += e.ipr ? 'i' : '-';
+            k += e.speculative ? 's' : '-';
+        }
+    return k;
+}
+}  // namespace
+
 void explorer::apply(std::size_t ci, item it) {
     post_replay_writes_.clear();
     graph& gr = stack_[ci].g;
     if (opt_.model == memory_model::lkmm) {  // holes and load buffering: lb.cpp
         const bool bwd = it.kind == item::bwd;
         ci = apply_lkmm(ci, std::move(it));
+        if (skip_apply_) {
+            skip_apply_ = false;
+            return;
+        }
         // A graph already explored (lb.cpp: no maximality under the LKMM) is not run again.
-        if (!seen_starts_.insert(fingerprint_of(stack_[ci].g.canonical())).second) {
+        if (!seen_starts_.insert(fingerprint_of(start_key(stack_[ci].g))).second) {
             if (bwd) stack_.pop_back();
             return;
         }
@@ -225,6 +257,9 @@ void explorer::compute_views() {
                 d.porf = x.porf;
                 d.porf.c[t] = id.i + 1;
                 if (e.is_read()) {
+                    if (!e.rf.valid() || e.rf.i >= rt_[e.rf.t].size())
+                        internal_error("a read of the graph reads a write that is not in it " +
+                                       thread_dump(id.t));
                     const ev_rt& w = rt(e.rf);
                     if (is_acquire(e.read_order()))
                         d.hb.join(w.msg);
@@ -236,7 +271,14 @@ void explorer::compute_views() {
                     d.msg = is_release(e.order) ? d.hb : x.rel_fence;
                     for (auto& p : x.rel_write)
                         if (p.first == e.loc) d.msg.join(p.second);
-                    if (e.rmw != rmw_op::none) d.msg.join(rt(gr.at(eid{id.t, id.i - 1}).rf).msg);
+                    if (e.rmw != rmw_op::none) {
+                        const event& r = gr.at(eid{id.t, id.i - 1});
+                        if (!r.is_read() || r.rmw != e.rmw || !r.rf.valid() ||
+                            r.rf.i >= rt_[r.rf.t].size())
+                            internal_error("an RMW write half without its read half before it " +
+                                           thread_dump(id.t));
+                        d.msg.join(rt(r.rf).msg);
+                    }
                     if (is_release(e.order)) {
                         bool found = false;
                         for (auto& p : x.rel_write)

@@ -106,7 +106,7 @@ public:
     // LKMM annotations (engine.hpp: rt::annotate_next, rt::ctrl_begin, rt::last_event).
     std::uint32_t last_event() const { return th_[cur_].last_access; }
     void annotate_next(lk kind, const std::uint32_t* addr, std::size_t na,
-                       const std::uint32_t* data, std::size_t nd);
+                       const std::uint32_t* data, std::size_t nd, bool atomic_op);
     void ctrl_begin(const std::uint32_t* cond, std::size_t n);
     void ctrl_end();
     void depend_after(const std::uint32_t* reads, std::size_t n);
@@ -231,6 +231,7 @@ private:
     std::map<std::string, bool> seen_classes_;
     // LKMM: fingerprints of the graphs a run started on, and of the complete executions counted
     std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
+    bool skip_apply_ = false;  // apply_lkmm dropped its item (lb.cpp)
 
     bool tracing_ = false;
     std::string trace_;

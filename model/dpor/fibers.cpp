@@ -97,7 +97,8 @@ void explorer::schedule() {
                     if (res_.incomplete_reason.empty())
                         res_.incomplete_reason =
                             "load buffering: the replay of a revisited graph ended before its "
-                            "kept events: a dependency the program did not declare?";
+                            "kept events: a branch taken otherwise before them (the engine does "
+                            "not move kept events), or a dependency the program did not declare";
                 }
                 discard_ = true;
                 return;

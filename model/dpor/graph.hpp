@@ -49,6 +49,8 @@ struct event {
     bool speculative = false;     // LKMM: kept by a load-buffering revisit though it depends on
                                   // the read revisited: the next replay must confirm it
     lk prim = lk::automatic;      // the kernel primitive, for the LKMM
+    bool op = false;              // RMW read half, LKMM: an atomic_op, its write data dependent on
+                                  // its read (rt::annotate_next; every rmw_op::add is one)
     std::uint32_t deps = 0;       // its dependencies: graph::deps[deps - 1]; 0: none
     std::uint8_t width = 8;
     std::uint32_t stamp = 0;  // insertion order; increases along program order

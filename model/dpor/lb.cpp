@@ -174,6 +174,14 @@ void explorer::lkmm_revisits(eid w) {
         if (re.kind != ek::read) continue;
         // A read added after w (a hole filled later in the same run) had w among its choices.
         if (re.stamp > we.stamp) continue;
+        // An RMW whose write half w depends on: r reading w closes rf ; rmw into a cycle through
+        // w's prefix. Were r to succeed, each RMW would have to be just after the other in co
+        // (atomicity); were it to fail, the write half w depends on would be gone. No such
+        // graph exists, and keeping the old write half beside a new one would corrupt it.
+        if (re.rmw != rmw_op::none && r.i + 1 < gr.th[r.t].size()) {
+            const event& rw = gr.th[r.t][r.i + 1];
+            if (rw.is_write() && rw.rmw != rmw_op::none && dprefix[r.t][r.i + 1]) continue;
+        }
         // If w depends on r (its value, place or existence), the graph where r reads w exists
         // only if w comes out the same with r's new value: the kept events that depend on r
         // are marked, and a replay where one of them comes out otherwise drops the graph as
@@ -278,8 +286,18 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
     std::vector<std::vector<char>> keep = it.keepset;
     for (unsigned t = 0; t < nthreads_; ++t) keep[t].resize(ng.th[t].size(), 0);
     close_keep(ng, keep, it.e);
-    if (!keep[it.w.t][it.w.i] || !keep[it.e.t][it.e.i])
-        internal_error("a backward revisit's write or read is gone when it is applied");
+    if (!keep[it.w.t][it.w.i] || !keep[it.e.t][it.e.i]) {
+        // The graph no longer keeps the revisit's read or write as it did when the revisit
+        // was computed (seen after a branch or an RMW moved events in the middle of a thread).
+        // Not applied: the search is then incomplete (inconclusive), never a pass.
+        res_.complete = false;
+        if (res_.incomplete_reason.empty())
+            res_.incomplete_reason =
+                "load buffering: a revisit's read or write is no longer kept when it is applied "
+                "(an engine limit)";
+        skip_apply_ = true;
+        return ci;
+    }
     ng.cut_to_keep(keep);
     event& r = ng.at(it.e);
     r.rf = it.w;

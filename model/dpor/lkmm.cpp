@@ -184,7 +184,7 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const evset SCacc = f.set(t_scacc);
 
     // ---- base relations ----
-    relation po(n), sj(n), rf(n), co(n), loc(n), rmw(n), ext(n);
+    relation po(n), sj(n), rf(n), co(n), loc(n), rmw(n), rmw_data(n), ext(n);
     for (std::size_t a = 0; a < n; ++a)
         for (std::size_t b = 0; b < n; ++b) {
             const eid x = f.ids[a], y = f.ids[b];
@@ -206,8 +206,10 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
                 rf.add(num(e.rf), k);
             if (e.rmw != rmw_op::none && e.rmw_succeeds()) {
                 const eid w{f.ids[k].t, f.ids[k].i + 1};
-                if (w.i < g.th[w.t].size() && g.at(w).is_write() && g.at(w).rmw != rmw_op::none)
+                if (w.i < g.th[w.t].size() && g.at(w).is_write() && g.at(w).rmw != rmw_op::none) {
                     rmw.add(k, num(w));
+                    if (e.op) rmw_data.add(k, num(w));
+                }
             }
         }
     }
@@ -234,6 +236,7 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
         add_all(ctrl0, d->ctrl);
         if (e.is_write()) add_all(data0, d->data);  // an RMW's data dependencies: its write half
     }
+    data0 |= rmw_data;  // an atomic_op's write is computed from its read
     const relation carry_dep = data0.seq(rfi).star();
     const relation addr = carry_dep.seq(addr0), data = carry_dep.seq(data0),
                    ctrl = carry_dep.seq(ctrl0);

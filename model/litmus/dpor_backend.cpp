@@ -261,12 +261,12 @@ private:
         }
         return out;
     }
-    void annotate(dpor::lk kind, const op_info& o, bool data) {
+    void annotate(dpor::lk kind, const op_info& o, bool data, bool atomic_op = false) {
         if (!lkmm_) return;
         const std::vector<dpor::rt::dep_id> a = translate(o.addr);
         const std::vector<dpor::rt::dep_id> d =
             data ? translate(o.data) : std::vector<dpor::rt::dep_id>{};
-        dpor::rt::annotate_next(kind, a.data(), a.size(), d.data(), d.size());
+        dpor::rt::annotate_next(kind, a.data(), a.size(), d.data(), d.size(), atomic_op);
     }
     void read_made(const op_info& o) {
         if (!lkmm_) return;
@@ -298,7 +298,9 @@ private:
     }
     value rmw_once(const op_info& o, rmw_op op, value operand, mo order) {
         void* loc = sh_.mem.at(o.loc);
-        annotate(lk_of(o.kind), o, true);
+        // A bitwise RMW (a cas below) computes its write from its read, as an add does.
+        const bool bitwise = op != rmw_op::xchg && op != rmw_op::add && op != rmw_op::sub;
+        annotate(lk_of(o.kind), o, true, bitwise);
         if (op == rmw_op::xchg) {
             const value old =
                 decode(dpor::rt::exchange(loc, sh_.mem.word(operand), order, where(o)), o);

@@ -304,6 +304,11 @@ void explore(const litmus::test& t, const std::vector<const thread_run*>& runs,
             merge_locks(c);
             const model_verdict v = check_lkmm(c, opt.mut);
             if (!v.consistent) continue;
+            if (opt.porf_acyclic && !(c.po | c.rf).acyclic()) {
+                ++res.porf_cyclic;
+                if (v.flags.empty()) ++res.porf_cyclic_unflagged;
+                continue;
+            }
             // A value read through a cycle of rf and data (plain accesses: hb forbids it for
             // marked ones) is one herd7 leaves symbolic, as it prints it: not ours to print.
             if (opt.mut == mutation::none && !(c.rf | c.data).acyclic())

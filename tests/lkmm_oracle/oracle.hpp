@@ -107,6 +107,12 @@ struct oracle_options {
     // own), as herd7's cos-opt.cat prunes co. A test checks the results equal those without.
     bool prune = true;
     std::uint64_t max_candidates = 50'000'000;  // more: a litmus_error (never a result)
+    // Keep only the executions in which po | rf is acyclic: those a program produces by running
+    // (each value read was written before), what an exploring engine (model/dpor, GenMC)
+    // reaches. The LKMM allows some others: cycles through dependencies that its
+    // happens-before does not see (plain accesses, a control dependency to a read); they are
+    // counted in oracle_result::porf_cyclic.
+    bool porf_acyclic = false;
 };
 
 struct execution {
@@ -116,9 +122,11 @@ struct execution {
 };
 
 struct oracle_result {
-    std::vector<execution> executions;  // the consistent ones, sorted by key
-    std::set<std::string> flags;        // raised by some consistent execution
-    std::uint64_t candidates = 0;       // candidate executions checked against the axioms
+    std::vector<execution> executions;        // the consistent ones, sorted by key
+    std::set<std::string> flags;              // raised by some consistent execution
+    std::uint64_t candidates = 0;             // candidate executions checked against the axioms
+    std::uint64_t porf_cyclic = 0;            // consistent, left out by porf_acyclic
+    std::uint64_t porf_cyclic_unflagged = 0;  // of those, the ones with no flag (no data race)
     std::string herd_text;    // herd7's block (States ... Observation), with its Flag lines
     std::string observation;  // Never, Sometimes, Always
     bool ok = false;          // the condition as written holds

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // lkmm_oracle: the LKMM oracle (oracle.hpp) on litmus files, for reading its results by hand.
-//   lkmm_oracle [--keys] [--stats] [--no-prune] [--max-candidates N] [--mutation NAME] FILE...
+//   lkmm_oracle [--keys] [--stats] [--no-prune] [--porf-acyclic] [--max-candidates N]
+//               [--mutation NAME] FILE...
 //       herd7's block for each file; --keys: the keys of its executions; --stats: how many
 //       candidates were checked (on stderr); the other options are oracle_options'.
 //   lkmm_oracle --generate SEED [COUNT]               COUNT random tests (generator.hpp)
@@ -22,7 +23,8 @@ int main(int argc, char** argv) {
     int status = 0;
     auto usage = [](const std::string& why) {
         std::cerr << "lkmm_oracle: " << why
-                  << " (usage: lkmm_oracle [--keys] [--stats] [--no-prune] [--max-candidates N] "
+                  << " (usage: lkmm_oracle [--keys] [--stats] [--no-prune] [--porf-acyclic] "
+                     "[--max-candidates N] "
                      "[--mutation NAME] FILE... | "
                      "lkmm_oracle --generate SEED [COUNT])\n";
         return 2;
@@ -31,6 +33,8 @@ int main(int argc, char** argv) {
         const std::string a = argv[k];
         if (a == "--keys") {
             keys = true;
+        } else if (a == "--porf-acyclic") {
+            opt.porf_acyclic = true;
         } else if (a == "--no-prune") {
             opt.prune = false;
         } else if (a == "--stats") {
@@ -72,7 +76,9 @@ int main(int argc, char** argv) {
                 std::cout << r.herd_text;
                 if (stats)
                     std::cerr << a << ": " << r.candidates << " candidates, " << r.executions.size()
-                              << " consistent\n";
+                              << " consistent, " << r.porf_cyclic
+                              << " left out with a po|rf cycle (" << r.porf_cyclic_unflagged
+                              << " without a flag)\n";
                 if (keys)
                     for (const lkmm_oracle::execution& x : r.executions) std::cout << x.key << "\n";
             } catch (const litmus::litmus_error& e) {
