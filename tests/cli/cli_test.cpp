@@ -158,7 +158,7 @@ TEST_F(cli, bad_command_line_exits_2_with_one_line) {
         {{"verify", "--bogus"}, "--bogus"},
         {{"frobnicate"},
          "unknown command 'frobnicate' (commands: verify, list, run, check, replay, merge, "
-         "evidence, help, test, bench, coverage)"},
+         "evidence, litmus, help, test, bench, coverage)"},
         {{"test"}, "'test' is a command of the ./kverify script"},
         {{"coverage", "check"}, "'coverage' is a command of the ./kverify script"},
         {{"run", "kernel/spinlock-irqsave", "--search", "bounded:x"}, "invalid search 'bounded:x'"},
