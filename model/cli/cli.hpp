@@ -77,13 +77,22 @@ struct row_result {
     table_row row;
     std::string algorithm, variant, config;  // from the registry
     verdict v;
-    std::string status;    // ok, MISMATCH, count-changed, inconclusive, error
-    std::string mismatch;  // what differs, empty when ok
+    std::string status;       // ok, MISMATCH, count-changed, inconclusive, error
+    std::string mismatch;     // what differs, empty when ok
+    std::string fingerprint;  // of the replay string (replay_fingerprint), "" when none
 };
 
 // Compares a verdict with its row and fills status and mismatch.
 void judge(row_result& r);
 int exit_status(const std::vector<row_result>& results, bool allow_count_changed);
+
+// ----- replay files -----
+
+// What a replay must match (fingerprint.cpp): the check as registered in this build (name,
+// algorithm, variant, configuration, engines), the engine, the search with its limits and the
+// replay string. "kv1:" and 32 hex digits.
+std::string replay_fingerprint(const check& c, const std::string& engine, const search_spec& s,
+                               const std::string& replay);
 
 // ----- JSON: result files, replay files and the messages of child processes -----
 

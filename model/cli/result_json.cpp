@@ -69,6 +69,7 @@ json row_to_json(const row_result& r) {
     j["config"] = r.config;
     j["status"] = r.status;
     j["mismatch"] = r.mismatch;
+    if (!r.fingerprint.empty()) j["fingerprint"] = r.fingerprint;
     return j;
 }
 
@@ -90,6 +91,7 @@ row_result row_from_json(const json& j) {
         r.algorithm = j.value("algorithm", "");
         r.variant = j.value("variant", "");
         r.config = j.value("config", "");
+        r.fingerprint = j.value("fingerprint", "");
     } catch (const json::exception& e) {
         throw usage_error(std::string("malformed result row: ") + e.what());
     }

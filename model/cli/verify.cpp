@@ -17,6 +17,7 @@ row_result result_of(const table_row& row, const check& c, const verdict& v) {
     r.variant = c.variant;
     r.config = c.config;
     r.v = v;
+    if (!v.replay.empty()) r.fingerprint = replay_fingerprint(c, v.engine, v.search, v.replay);
     return r;
 }
 
