@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Running checks: each row of a table run in a child process of its own (Relacy keeps global
-// state, so searches never share a process), at most -j at once, none outliving the parent; a
-// progress line on stderr when it is a terminal; shrinking a counterexample by re-running
-// smaller searches.
+// state, so searches never share a process), at most -j at once, none outliving the parent or
+// its own budget; a progress line on stderr when it is a terminal; shrinking a counterexample
+// by re-running smaller searches.
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -144,6 +144,10 @@ struct running {
     std::optional<verdict> v;
 };
 
+// The parent's own limit on a child: its row's budget plus a grace as long again (a dpor
+// violation is searched once more under SC within the same budget) and a second; 0 = none.
+double child_deadline(const job& j) { return j.spec.budget_s > 0 ? 2 * j.spec.budget_s + 1 : 0; }
+
 volatile std::sig_atomic_t stop_signal = 0;
 extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
 
@@ -282,9 +286,23 @@ void run_jobs(const std::vector<job>& jobs, unsigned parallel, bool progress,
 
         std::vector<pollfd> pfds;
         for (const running& r : active) pfds.push_back({r.fd, POLLIN, 0});
-        // Woken often enough to see a stop signal.
+        // Woken often enough to see a stop signal or a child past its deadline.
         const int n = ::poll(pfds.data(), pfds.size(), 100);
         if (n < 0 && errno != EINTR) throw usage_error("poll failed");
+        for (running& r : active) {
+            const double limit = child_deadline(jobs[r.index]);
+            if (limit <= 0 || r.v || since(r.start) < limit) continue;
+            // Past its budget and the grace: the parent stops waiting for it.
+            ::kill(r.pid, SIGKILL);
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "no progress / budget exceeded in child: killed after %.1f s (budget "
+                          "%g s plus grace)",
+                          since(r.start), jobs[r.index].spec.budget_s);
+            r.v = error_verdict(jobs[r.index], buf);
+            r.v->outcome = "inconclusive";
+            r.v->seconds = since(r.start);
+        }
         for (std::size_t i = 0; n > 0 && i < active.size(); ++i) {
             if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             running& r = active[i];

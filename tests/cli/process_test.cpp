@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Tests of verify's child processes: none outlives a parent that is stopped or killed. A child
-// is made to hang with the documented test hook KVERIFY_TEST_HANG_CHILD.
+// Tests of verify's child processes: none outlives a parent that is stopped or killed, and a
+// child that makes no progress is stopped by the parent at its budget plus a grace. A child is
+// made to hang with the documented test hook KVERIFY_TEST_HANG_CHILD.
 #include <dirent.h>
 #include <signal.h>
 
@@ -115,6 +116,34 @@ TEST_F(processes, a_child_does_not_outlive_a_parent_killed_outright) {
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
     ::waitpid(pid, nullptr, 0);
     EXPECT_TRUE(all_gone(kids)) << "a child outlived its killed parent";
+}
+
+TEST_F(processes, a_child_past_its_budget_is_stopped_and_its_row_inconclusive) {
+    std::vector<std::string> args = verify_args();
+    args.insert(args.end(), {"--budget", "0.2"});
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = start_hanging(args);
+    int ws = 0;
+    ASSERT_EQ(::waitpid(pid, &ws, 0), pid);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(WIFEXITED(ws)) << ws;
+    EXPECT_EQ(WEXITSTATUS(ws), 3) << "inconclusive";
+    EXPECT_LT(took, 6.0) << "the parent waited past budget and grace";
+    const json rows = rows_of(path("r.json"));
+    ASSERT_EQ(rows.size(), 3u);
+    for (const json& row : rows) {
+        EXPECT_EQ(row.at("status"), "inconclusive") << row.dump();
+        EXPECT_NE(
+            row.at("detail").get<std::string>().find("no progress / budget exceeded in child"),
+            std::string::npos)
+            << row.dump();
+    }
+    // the twin: the same rows and budget, children that do their work, are as pinned
+    std::vector<std::string> plain = verify_args();
+    plain.insert(plain.end(), {"--budget", "0.2"});
+    const result r = kverify(plain);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
 
 }  // namespace
