@@ -100,9 +100,12 @@ json verdict_to_json(const verdict& v);
 verdict verdict_from_json(const json& j);  // throws usage_error on a malformed object
 json row_to_json(const row_result& r);
 row_result row_from_json(const json& j);  // throws usage_error on a malformed object
+// Writes a whole file or none: to a hidden name in the same directory, renamed when complete.
 void write_file(const std::string& path, const std::string& text);  // throws usage_error
-// Fails early, before any search, when a result file cannot be written ("" = no file).
-void check_writable(const std::string& path);
+// Fails early, before any search, when a file cannot be written ("" = no file); creates
+// nothing. `discard_old`: removes a result file of an earlier run, so that a run that fails
+// leaves no file that looks like its result.
+void check_writable(const std::string& path, bool discard_old = false);
 
 // ----- the report of a run of table rows -----
 

@@ -105,6 +105,7 @@ TEST_F(processes, a_stopped_parent_stops_its_children_and_dies_of_the_signal) {
         ASSERT_EQ(::waitpid(pid, &ws, 0), pid);
         EXPECT_TRUE(WIFSIGNALED(ws) && WTERMSIG(ws) == sig) << "status " << ws;
         EXPECT_TRUE(all_gone(kids)) << "a child outlived its stopped parent";
+        EXPECT_FALSE(std::ifstream(path("r.json")).good()) << "no result file from a stopped run";
     }
 }
 
