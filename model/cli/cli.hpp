@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +53,19 @@ struct table {
 };
 
 table load_table(const std::string& path);  // throws usage_error, naming file and line
+
+// A --filter: an RE2 regular expression (model/cli/MANUAL.md), matched anywhere in a check's
+// name; "" matches every name. Throws usage_error, in one line, on a pattern RE2 refuses.
+class name_filter {
+public:
+    static constexpr std::size_t max_pattern = 4096;  // characters
+    explicit name_filter(const std::string& pattern);
+    bool matches(const std::string& name) const;
+
+private:
+    struct compiled;
+    std::shared_ptr<const compiled> re_;
+};
 
 struct selection {
     std::string tier = "quick";  // quick, full or all

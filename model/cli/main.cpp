@@ -5,7 +5,6 @@
 
 #include <functional>
 #include <iostream>
-#include <regex>
 
 #include <CLI/CLI.hpp>
 
@@ -52,9 +51,9 @@ const CLI::Validator search_text(
 const CLI::Validator regex_text(
     [](std::string& s) -> std::string {
         try {
-            std::regex re(s);
-        } catch (const std::regex_error& e) {
-            return "invalid regex '" + s + "': " + e.what();
+            name_filter f(s);
+        } catch (const usage_error& e) {
+            return e.what();
         }
         return {};
     },

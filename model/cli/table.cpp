@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
-#include <regex>
 #include <sstream>
 
 #include "model/cli/cli.hpp"
@@ -103,16 +102,11 @@ table load_table(const std::string& path) {
 }
 
 std::vector<table_row> select_rows(const table& t, const selection& s) {
-    std::regex re;
-    try {
-        re = std::regex(s.filter.empty() ? std::string(".*") : s.filter);
-    } catch (const std::regex_error& e) {
-        throw usage_error("invalid --filter regex '" + s.filter + "': " + e.what());
-    }
+    const name_filter re(s.filter);
     std::vector<table_row> r;
     for (const table_row& row : t.rows)
         if ((s.tier == "all" || row.tier == s.tier) &&
-            (s.engine.empty() || row.engine == s.engine) && std::regex_search(row.check, re))
+            (s.engine.empty() || row.engine == s.engine) && re.matches(row.check))
             r.push_back(row);
     return r;
 }

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Tests of hostile or mistaken input on the command line and in the table: each is refused in
+// one line with exit 2, quickly, or runs as it should.
+#include <chrono>
+
+#include "tests/cli/cli_helpers.hpp"
+
+namespace {
+
+using namespace kverify_cli_test;
+
+double seconds_of(const std::function<void()>& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::size_t lines_of(const std::string& s) {
+    return std::size_t(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST_F(cli, a_hostile_filter_neither_crashes_nor_hangs) {
+    // Nested quantifiers that a backtracking matcher takes exponential time over.
+    result r;
+    EXPECT_LT(seconds_of([&] { r = kverify({"list", "--filter", "^(.*.*)*@$"}); }), 5.0);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "") << "no check name holds '@'";
+    const result all = kverify({"list", "--filter", "^(.*.*)*$"});  // the twin: every name
+    EXPECT_EQ(all.status, 0);
+    EXPECT_GT(lines_of(all.out), 100u);
+    EXPECT_LT(seconds_of([&] { r = kverify({"verify", "--filter", "^(k+k+)+z$"}); }), 5.0);
+    expect_usage_error(r, "no rows selected");
+
+    // Very long or deeply nested patterns: refused in one line, or run, never a crash.
+    for (const char* cmd : {"list", "verify"}) {
+        SCOPED_TRACE(cmd);
+        expect_usage_error(kverify({cmd, "--filter", std::string(20000, 'a')}),
+                           "longer than 4096 characters");
+        expect_usage_error(kverify({cmd, "--filter", std::string(3000, '(')}), "invalid regex");
+        const result nested =
+            kverify({cmd, "--filter", std::string(2000, '(') + "@" + std::string(2000, ')')});
+        EXPECT_TRUE(nested.status == 0 || nested.status == 2) << nested.status << nested.err;
+        EXPECT_EQ(std::count(nested.err.begin(), nested.err.end(), '\n'), nested.status ? 1 : 0);
+        const result ok =
+            kverify({cmd, "--filter", std::string(3000, 'x') + "|^kernel/smp-cas-two-cpus$"});
+        EXPECT_EQ(ok.status, 0) << ok.err;  // long but fine: it runs
+        EXPECT_NE(ok.out.find("kernel/smp-cas-two-cpus"), std::string::npos);
+    }
+}
+
+}  // namespace
