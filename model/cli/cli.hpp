@@ -114,6 +114,9 @@ json verdict_to_json(const verdict& v);
 verdict verdict_from_json(const json& j);  // throws usage_error on a malformed object
 json row_to_json(const row_result& r);
 row_result row_from_json(const json& j);  // throws usage_error on a malformed object
+// Throws usage_error "cannot read WHAT PATH: why" unless PATH is a file that can be read (a
+// directory opens as a stream on Linux, and reads as nothing).
+void check_readable(const std::string& path, const std::string& what);
 // Writes a whole file or none: to a hidden name in the same directory, renamed when complete.
 void write_file(const std::string& path, const std::string& text);  // throws usage_error
 // Fails early, before any search, when a file cannot be written ("" = no file); creates

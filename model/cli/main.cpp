@@ -3,6 +3,7 @@
 // (each failure a one-line message, exit status 2), then runs the command (commands.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 
@@ -315,7 +316,23 @@ int main_impl(int argc, char** argv) {
     return exit_usage;
 }
 
+// The last resort: whatever escaped a command is one line and exit 2, never an abort.
+int guarded_main(int argc, char** argv) {
+    try {
+        return main_impl(argc, argv);
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::string what = e.what();
+        std::replace(what.begin(), what.end(), '\n', ' ');
+        std::cerr << "kverify: error: " << what << "\n";
+    } catch (...) {
+        std::cout.flush();
+        std::cerr << "kverify: error: an unknown exception\n";
+    }
+    return exit_usage;
+}
+
 }  // namespace
 }  // namespace kverify::cli
 
-int main(int argc, char** argv) { return kverify::cli::main_impl(argc, argv); }
+int main(int argc, char** argv) { return kverify::cli::guarded_main(argc, argv); }

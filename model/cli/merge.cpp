@@ -15,6 +15,7 @@ struct shard_file {
 };
 
 shard_file read_shard(const std::string& path) {
+    check_readable(path, "result file");
     std::ifstream in(path);
     if (!in) throw usage_error("cannot read result file " + path);
     const json j = json::parse(in, nullptr, false);

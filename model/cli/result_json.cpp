@@ -135,6 +135,14 @@ void write_file(const std::string& path, const std::string& text) {
     }
 }
 
+void check_readable(const std::string& path, const std::string& what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw usage_error("cannot read " + what + " " + path + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw usage_error("cannot read " + what + " " + path + ": is a directory");
+}
+
 void check_writable(const std::string& path, bool discard_old) {
     if (path.empty()) return;
     struct stat st {};

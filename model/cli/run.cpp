@@ -27,6 +27,7 @@ struct saved_replay {
 };
 
 saved_replay read_replay(const std::string& path, const std::string& which) {
+    check_readable(path, "replay file");
     std::ifstream in(path);
     if (!in) throw usage_error("cannot read replay file " + path);
     const json j = json::parse(in, nullptr, false);

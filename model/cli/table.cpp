@@ -24,6 +24,7 @@ std::vector<std::string> split_tabs(const std::string& line) {
 }
 
 std::string read_file(const std::string& path) {
+    check_readable(path, "the expected-verdict table");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw usage_error("cannot read the expected-verdict table " + path);
     std::ostringstream s;

@@ -50,4 +50,17 @@ TEST_F(cli, result_files_are_whole_or_absent) {
     EXPECT_EQ(files_in(dir_), (std::set<std::string>{"bad.tsv", "t.tsv", "junk.json"}));
 }
 
+TEST_F(cli, a_directory_where_a_file_is_due_is_one_line_and_exit_2) {
+    expect_usage_error(kverify({"replay", dir_}), "is a directory");
+    expect_usage_error(kverify({"merge", dir_}), "is a directory");
+    expect_usage_error(kverify({"verify", "--expected", dir_}), "is a directory");
+    expect_usage_error(kverify({"verify", "--json", dir_}), "is a directory");
+    // the twin: a file that is there replays
+    ASSERT_EQ(kverify({"run", "kernel/local-cas-two-cpus-unchecked", "--no-shrink", "--save-replay",
+                       path("cex.json")})
+                  .status,
+              1);
+    EXPECT_EQ(kverify({"replay", path("cex.json")}).status, 1);
+}
+
 }  // namespace
