@@ -48,4 +48,27 @@ TEST_F(cli, a_hostile_filter_neither_crashes_nor_hangs) {
     }
 }
 
+TEST_F(cli, a_table_fault_is_named_with_its_line) {
+    const std::string t = small_table("t.tsv", {"kernel/smp-cas-two-cpus", "litmus/mp/relaxed"});
+    const std::string good = slurp(t);
+    const auto refused = [&](const std::string& text, const std::string& message) {
+        spit(path("bad.tsv"), text);
+        expect_usage_error(kverify({"verify", "--expected", path("bad.tsv")}), message);
+    };
+    refused("\xef\xbb\xbf" + good, "bad.tsv:1: the file starts with a UTF-8 byte-order mark");
+    std::string crlf = good;
+    crlf.replace(crlf.find("\n", crlf.find("kernel/")), 1, "\r\n");
+    refused(crlf, "bad.tsv:4: a CRLF line end");
+    std::string ctl = good;
+    ctl.replace(ctl.find("kernel/") + 3, 0, "\x01");
+    refused(ctl, "bad.tsv:4: a control character (0x01) at column 4");
+    std::string dpor = good;
+    const std::size_t at = dpor.find("\t", dpor.find("kernel/"));
+    const std::size_t search = dpor.find("\t", at + 1);
+    dpor.replace(at, dpor.find("\t", search + 1) - at, "\tdpor-rc11\tbounded:2");
+    refused(dpor, "bad.tsv:4: engine dpor-rc11 offers no search bounded:2");
+    // the twin: the untouched table runs
+    EXPECT_EQ(kverify({"verify", "--expected", t}).status, 0);
+}
+
 }  // namespace
