@@ -123,6 +123,10 @@ void write_file(const std::string& path, const std::string& text);  // throws us
 // nothing. `discard_old`: removes a result file of an earlier run, so that a run that fails
 // leaves no file that looks like its result.
 void check_writable(const std::string& path, bool discard_old = false);
+// The result files of a report: each writable, no two naming one file, and every one of an
+// earlier run removed (check_writable with discard_old).
+struct report_options;
+void check_outputs(const report_options& o);
 
 // ----- the report of a run of table rows -----
 

@@ -4,6 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 
@@ -60,6 +65,31 @@ const CLI::Validator regex_text(
     },
     "", "regex");
 
+// --budget: seconds, a finite number in (0, 1e6] (nan and inf would mean no budget at all).
+constexpr double max_budget_s = 1e6;
+const CLI::Validator budget_seconds(
+    [](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0 ||
+            v > max_budget_s)
+            return "budget '" + s + "' must be a number of seconds, 0 < SEC <= 1000000";
+        return {};
+    },
+    "", "seconds");
+
+// --max-executions: a whole number from 1 to 2^64 - 1, refused rather than wrapped or clamped.
+const CLI::Validator execution_count(
+    [](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v == 0)
+            return "execution cap '" + s + "' must be a whole number, 1 <= N <= 2^64 - 1";
+        return {};
+    },
+    "", "count");
+
 const CLI::Validator shard_text(
     [](std::string& s) -> std::string {
         unsigned i = 0, n = 0;
@@ -108,11 +138,11 @@ struct parser {
     static void add_budget(CLI::App* a, search_budget& to) {
         a->add_option("--budget", to.seconds,
                       "wall-clock budget per search; out of it: inconclusive")
-            ->check(CLI::PositiveNumber)
+            ->check(budget_seconds)
             ->type_name("SEC");
         a->add_option("--max-executions", to.max_executions,
                       "stop each search after N executions; then: inconclusive")
-            ->check(CLI::PositiveNumber)
+            ->check(execution_count)
             ->type_name("N");
     }
     void add_progress(CLI::App* a) {

@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "model/cli/cli.hpp"
 
@@ -153,6 +155,23 @@ void check_writable(const std::string& path, bool discard_old) {
     // A result file left from an earlier run must not pass for this one's if this one fails.
     if (discard_old && std::remove(path.c_str()) != 0 && errno != ENOENT)
         throw usage_error("cannot replace " + path + ": " + std::strerror(errno));
+}
+
+void check_outputs(const report_options& o) {
+    const std::pair<const char*, const std::string*> files[] = {
+        {"--json", &o.json}, {"--junit", &o.junit}, {"--markdown", &o.markdown}};
+    for (std::size_t i = 0; i < std::size(files); ++i)
+        for (std::size_t k = i + 1; k < std::size(files); ++k) {
+            if (files[i].second->empty() || files[k].second->empty()) continue;
+            std::error_code ea, eb;
+            const auto a = std::filesystem::weakly_canonical(*files[i].second, ea);
+            const auto b = std::filesystem::weakly_canonical(*files[k].second, eb);
+            if (*files[i].second == *files[k].second || (!ea && !eb && a == b))
+                throw usage_error(std::string(files[i].first) + " and " + files[k].first +
+                                  " name one file, " + *files[i].second +
+                                  ": each result file needs its own");
+        }
+    for (const auto& f : files) check_writable(*f.second, true);
 }
 
 }  // namespace kverify::cli

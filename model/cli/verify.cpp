@@ -25,8 +25,7 @@ row_result result_of(const table_row& row, const check& c, const verdict& v) {
 
 int cmd_verify(const verify_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (const std::string* f : {&o.report.json, &o.report.junit, &o.report.markdown})
-        check_writable(*f, true);
+    check_outputs(o.report);
 
     // The rows: the table's, selected, then this shard's.
     const table t = load_table(o.expected);

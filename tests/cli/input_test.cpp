@@ -48,6 +48,39 @@ TEST_F(cli, a_hostile_filter_neither_crashes_nor_hangs) {
     }
 }
 
+TEST_F(cli, budgets_and_caps_out_of_range_are_refused) {
+    for (const char* b : {"nan", "inf", "-inf", "0", "-1", "1e400", "2000000", "1s", ""}) {
+        SCOPED_TRACE(b);
+        expect_usage_error(kverify({"run", "kernel/smp-cas-two-cpus", "--budget", b}),
+                           "0 < SEC <= 1000000");
+    }
+    for (const char* n :
+         {"18446744073709551616", "99999999999999999999999", "0", "-1", "+5", "1e3", ""}) {
+        SCOPED_TRACE(n);
+        expect_usage_error(kverify({"run", "kernel/smp-cas-two-cpus", "--max-executions", n}),
+                           "1 <= N <= 2^64 - 1");
+    }
+    // the twins: the largest of each runs
+    EXPECT_EQ(kverify({"run", "kernel/smp-cas-two-cpus", "--budget", "1000000"}).status, 0);
+    EXPECT_EQ(
+        kverify({"run", "kernel/smp-cas-two-cpus", "--max-executions", "18446744073709551615"})
+            .status,
+        0);
+}
+
+TEST_F(cli, two_result_files_on_one_path_are_refused) {
+    const std::string t = small_table("t.tsv", {"kernel/smp-cas-two-cpus"});
+    expect_usage_error(
+        kverify({"verify", "--expected", t, "--json", path("r"), "--junit", path("r")}),
+        "--json and --junit name one file");
+    expect_usage_error(
+        kverify({"verify", "--expected", t, "--junit", path("r"), "--markdown", dir_ + "/./r"}),
+        "--junit and --markdown name one file");
+    const result ok =
+        kverify({"verify", "--expected", t, "--json", path("r.json"), "--junit", path("r.xml")});
+    EXPECT_EQ(ok.status, 0) << ok.err;  // the twin
+}
+
 TEST_F(cli, a_table_fault_is_named_with_its_line) {
     const std::string t = small_table("t.tsv", {"kernel/smp-cas-two-cpus", "litmus/mp/relaxed"});
     const std::string good = slurp(t);
