@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Tests of the result files as their readers see them: whole or absent (never a stale or
 // partial file that passes for a result); JUnit as Jenkins reads it (plain decimal times, a
-// classname with one dot, valid UTF-8).
+// classname with one dot, valid UTF-8); the table's path relative to the repository.
 #include <dirent.h>
 
 #include <regex>
@@ -121,6 +121,19 @@ TEST_F(cli, junit_is_as_jenkins_reads_it) {
     EXPECT_EQ(classnames.count("objpool.v6_7"), 1u) << "the variant's dots become '_'";
     EXPECT_NE(xml.find("expected pas\xef\xbf\xbd, got pass"), std::string::npos)
         << "the byte that is not UTF-8 is U+FFFD";
+}
+
+TEST_F(cli, the_table_path_is_relative_to_the_repository) {
+    const result r = kverify({"verify", "--filter", "^kernel/smp-cas-two-cpus$", "--json",
+                              path("r.json"), "--markdown", path("r.md")});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(json::parse(slurp(path("r.json"))).at("table"), "proofs/expected/verdicts.tsv");
+    const std::string md = slurp(path("r.md"));
+    EXPECT_NE(md.find("Table `proofs/expected/verdicts.tsv`"), std::string::npos) << md;
+    // the twin: a table outside the repository is shown as given
+    const std::string t = small_table("t.tsv", {"kernel/smp-cas-two-cpus"});
+    ASSERT_EQ(kverify({"verify", "--expected", t, "--json", path("r.json")}).status, 0);
+    EXPECT_EQ(json::parse(slurp(path("r.json"))).at("table"), t);
 }
 
 }  // namespace
