@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,19 @@ struct table {
 
 table load_table(const std::string& path);  // throws usage_error, naming file and line
 
+// A --filter: an RE2 regular expression (model/cli/MANUAL.md), matched anywhere in a check's
+// name; "" matches every name. Throws usage_error, in one line, on a pattern RE2 refuses.
+class name_filter {
+public:
+    static constexpr std::size_t max_pattern = 4096;  // characters
+    explicit name_filter(const std::string& pattern);
+    bool matches(const std::string& name) const;
+
+private:
+    struct compiled;
+    std::shared_ptr<const compiled> re_;
+};
+
 struct selection {
     std::string tier = "quick";  // quick, full or all
     std::string filter;          // regex on the check name, "" = all
@@ -77,13 +91,22 @@ struct row_result {
     table_row row;
     std::string algorithm, variant, config;  // from the registry
     verdict v;
-    std::string status;    // ok, MISMATCH, count-changed, inconclusive, error
-    std::string mismatch;  // what differs, empty when ok
+    std::string status;       // ok, MISMATCH, count-changed, inconclusive, error
+    std::string mismatch;     // what differs, empty when ok
+    std::string fingerprint;  // of the replay string (replay_fingerprint), "" when none
 };
 
 // Compares a verdict with its row and fills status and mismatch.
 void judge(row_result& r);
 int exit_status(const std::vector<row_result>& results, bool allow_count_changed);
+
+// ----- replay files -----
+
+// What a replay must match (fingerprint.cpp): the check as registered in this build (name,
+// algorithm, variant, configuration, engines), the engine, the search with its limits and the
+// replay string. "kv1:" and 32 hex digits.
+std::string replay_fingerprint(const check& c, const std::string& engine, const search_spec& s,
+                               const std::string& replay);
 
 // ----- JSON: result files, replay files and the messages of child processes -----
 
@@ -91,9 +114,19 @@ json verdict_to_json(const verdict& v);
 verdict verdict_from_json(const json& j);  // throws usage_error on a malformed object
 json row_to_json(const row_result& r);
 row_result row_from_json(const json& j);  // throws usage_error on a malformed object
+// Throws usage_error "cannot read WHAT PATH: why" unless PATH is a file that can be read (a
+// directory opens as a stream on Linux, and reads as nothing).
+void check_readable(const std::string& path, const std::string& what);
+// Writes a whole file or none: to a hidden name in the same directory, renamed when complete.
 void write_file(const std::string& path, const std::string& text);  // throws usage_error
-// Fails early, before any search, when a result file cannot be written ("" = no file).
-void check_writable(const std::string& path);
+// Fails early, before any search, when a file cannot be written ("" = no file); creates
+// nothing. `discard_old`: removes a result file of an earlier run, so that a run that fails
+// leaves no file that looks like its result.
+void check_writable(const std::string& path, bool discard_old = false);
+// The result files of a report: each writable, no two naming one file, and every one of an
+// earlier run removed (check_writable with discard_old).
+struct report_options;
+void check_outputs(const report_options& o);
 
 // ----- the report of a run of table rows -----
 

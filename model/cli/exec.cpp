@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Running checks: each row of a table run in a child process of its own (Relacy keeps global
-// state, so searches never share a process), at most -j at once; a progress line on stderr
-// when it is a terminal; shrinking a counterexample by re-running smaller searches.
+// state, so searches never share a process), at most -j at once, none outliving the parent or
+// its own budget; a progress line on stderr when it is a terminal; shrinking a counterexample
+// by re-running smaller searches.
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -101,8 +104,18 @@ void child_tick(void* arg, std::uint64_t executions) {
     write_all(p->fd, buf, std::size_t(n));
 }
 
-[[noreturn]] void child_main(const job& j, int fd) {
+// The signals that stop a run: the parent stops its children on each, then dies of it.
+constexpr int stop_signals[] = {SIGTERM, SIGINT, SIGHUP};
+
+[[noreturn]] void child_main(const job& j, int fd, pid_t parent) {
+    // Never outlive the parent: killed when it dies, and gone at once if it died before this.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    for (int sig : stop_signals) std::signal(sig, SIG_DFL);
     std::signal(SIGPIPE, SIG_IGN);
+    // A test hook (model/cli/MANUAL.md): a child that makes no progress at all.
+    if (std::getenv("KVERIFY_TEST_HANG_CHILD") != nullptr)
+        for (;;) ::pause();
     child_progress cp;
     cp.fd = fd;
     model::progress() = {&child_tick, &cp};
@@ -129,6 +142,34 @@ struct running {
     std::uint64_t executions = 0;
     clock_type::time_point start;
     std::optional<verdict> v;
+};
+
+// The parent's own limit on a child: its row's budget plus a grace as long again (a dpor
+// violation is searched once more under SC within the same budget) and a second; 0 = none.
+double child_deadline(const job& j) { return j.spec.budget_s > 0 ? 2 * j.spec.budget_s + 1 : 0; }
+
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
+
+// Catches the stop signals while children run (no SA_RESTART: poll returns early), and puts
+// the previous handlers back.
+class stop_handlers {
+public:
+    stop_handlers() {
+        stop_signal = 0;
+        struct sigaction sa {};
+        sa.sa_handler = &on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        for (std::size_t i = 0; i < std::size(stop_signals); ++i)
+            ::sigaction(stop_signals[i], &sa, &old_[i]);
+    }
+    ~stop_handlers() {
+        for (std::size_t i = 0; i < std::size(stop_signals); ++i)
+            ::sigaction(stop_signals[i], &old_[i], nullptr);
+    }
+
+private:
+    struct sigaction old_[std::size(stop_signals)]{};
 };
 
 verdict error_verdict(const job& j, const std::string& what) {
@@ -195,6 +236,8 @@ void run_jobs(const std::vector<job>& jobs, unsigned parallel, bool progress,
     std::size_t next = 0, next_done = 0, completed = 0;
     status_line status;
     auto last_draw = clock_type::now() - std::chrono::seconds(1);
+    const pid_t parent = ::getpid();
+    stop_handlers handlers;
 
     const auto draw = [&](bool force) {
         if (!progress || (!force && since(last_draw) < 0.25)) return;
@@ -208,6 +251,19 @@ void run_jobs(const std::vector<job>& jobs, unsigned parallel, bool progress,
     };
 
     while (completed < jobs.size()) {
+        if (stop_signal != 0) {
+            // Stopped (kill, a CI cancel, ^C): no child may go on searching.
+            for (const running& r : active) ::kill(r.pid, SIGKILL);
+            for (const running& r : active)
+                while (::waitpid(r.pid, nullptr, 0) < 0 && errno == EINTR) {
+                }
+            status.clear();
+            const int sig = stop_signal;
+            std::fflush(stdout);
+            std::signal(sig, SIG_DFL);
+            ::raise(sig);
+            ::_exit(128 + sig);
+        }
         while (active.size() < parallel && next < jobs.size()) {
             int fds[2];
             if (::pipe2(fds, O_CLOEXEC) != 0) throw usage_error("cannot create a pipe");
@@ -217,7 +273,7 @@ void run_jobs(const std::vector<job>& jobs, unsigned parallel, bool progress,
             if (pid < 0) throw usage_error("cannot fork a process for a check");
             if (pid == 0) {
                 ::close(fds[0]);
-                child_main(jobs[next], fds[1]);
+                child_main(jobs[next], fds[1], parent);
             }
             ::close(fds[1]);
             running r;
@@ -230,8 +286,23 @@ void run_jobs(const std::vector<job>& jobs, unsigned parallel, bool progress,
 
         std::vector<pollfd> pfds;
         for (const running& r : active) pfds.push_back({r.fd, POLLIN, 0});
-        const int n = ::poll(pfds.data(), pfds.size(), progress ? 250 : -1);
+        // Woken often enough to see a stop signal or a child past its deadline.
+        const int n = ::poll(pfds.data(), pfds.size(), 100);
         if (n < 0 && errno != EINTR) throw usage_error("poll failed");
+        for (running& r : active) {
+            const double limit = child_deadline(jobs[r.index]);
+            if (limit <= 0 || r.v || since(r.start) < limit) continue;
+            // Past its budget and the grace: the parent stops waiting for it.
+            ::kill(r.pid, SIGKILL);
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "no progress / budget exceeded in child: killed after %.1f s (budget "
+                          "%g s plus grace)",
+                          since(r.start), jobs[r.index].spec.budget_s);
+            r.v = error_verdict(jobs[r.index], buf);
+            r.v->outcome = "inconclusive";
+            r.v->seconds = since(r.start);
+        }
         for (std::size_t i = 0; n > 0 && i < active.size(); ++i) {
             if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             running& r = active[i];

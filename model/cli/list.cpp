@@ -2,17 +2,15 @@
 // `kverify list`: the registered checks (name, algorithm, variant, configuration, engines), one
 // line each, tab-separated, in registration order.
 #include <iostream>
-#include <regex>
 
 #include "model/cli/commands.hpp"
 
 namespace kverify::cli {
 
 int cmd_list(const list_options& o) {
-    const std::regex re(o.filter.empty() ? std::string(".*") : o.filter);
+    const name_filter re(o.filter);
     for (const check& c : model::registry().all()) {
-        if (!std::regex_search(c.name, re) || (!o.engine.empty() && !c.supports(o.engine)))
-            continue;
+        if (!re.matches(c.name) || (!o.engine.empty() && !c.supports(o.engine))) continue;
         std::string engines;
         for (const model::check_engine& e : c.engines)
             engines += (engines.empty() ? "" : ",") + e.name;

@@ -3,9 +3,14 @@
 // (each failure a one-line message, exit status 2), then runs the command (commands.hpp).
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
-#include <regex>
 
 #include <CLI/CLI.hpp>
 
@@ -52,13 +57,38 @@ const CLI::Validator search_text(
 const CLI::Validator regex_text(
     [](std::string& s) -> std::string {
         try {
-            std::regex re(s);
-        } catch (const std::regex_error& e) {
-            return "invalid regex '" + s + "': " + e.what();
+            name_filter f(s);
+        } catch (const usage_error& e) {
+            return e.what();
         }
         return {};
     },
     "", "regex");
+
+// --budget: seconds, a finite number in (0, 1e6] (nan and inf would mean no budget at all).
+constexpr double max_budget_s = 1e6;
+const CLI::Validator budget_seconds(
+    [](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0 ||
+            v > max_budget_s)
+            return "budget '" + s + "' must be a number of seconds, 0 < SEC <= 1000000";
+        return {};
+    },
+    "", "seconds");
+
+// --max-executions: a whole number from 1 to 2^64 - 1, refused rather than wrapped or clamped.
+const CLI::Validator execution_count(
+    [](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v == 0)
+            return "execution cap '" + s + "' must be a whole number, 1 <= N <= 2^64 - 1";
+        return {};
+    },
+    "", "count");
 
 const CLI::Validator shard_text(
     [](std::string& s) -> std::string {
@@ -108,11 +138,11 @@ struct parser {
     static void add_budget(CLI::App* a, search_budget& to) {
         a->add_option("--budget", to.seconds,
                       "wall-clock budget per search; out of it: inconclusive")
-            ->check(CLI::PositiveNumber)
+            ->check(budget_seconds)
             ->type_name("SEC");
         a->add_option("--max-executions", to.max_executions,
                       "stop each search after N executions; then: inconclusive")
-            ->check(CLI::PositiveNumber)
+            ->check(execution_count)
             ->type_name("N");
     }
     void add_progress(CLI::App* a) {
@@ -316,7 +346,23 @@ int main_impl(int argc, char** argv) {
     return exit_usage;
 }
 
+// The last resort: whatever escaped a command is one line and exit 2, never an abort.
+int guarded_main(int argc, char** argv) {
+    try {
+        return main_impl(argc, argv);
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::string what = e.what();
+        std::replace(what.begin(), what.end(), '\n', ' ');
+        std::cerr << "kverify: error: " << what << "\n";
+    } catch (...) {
+        std::cout.flush();
+        std::cerr << "kverify: error: an unknown exception\n";
+    }
+    return exit_usage;
+}
+
 }  // namespace
 }  // namespace kverify::cli
 
-int main(int argc, char** argv) { return kverify::cli::main_impl(argc, argv); }
+int main(int argc, char** argv) { return kverify::cli::guarded_main(argc, argv); }

@@ -15,6 +15,7 @@ struct shard_file {
 };
 
 shard_file read_shard(const std::string& path) {
+    check_readable(path, "result file");
     std::ifstream in(path);
     if (!in) throw usage_error("cannot read result file " + path);
     const json j = json::parse(in, nullptr, false);
@@ -42,8 +43,7 @@ bool same_run(const run_info& a, const run_info& b) {
 }  // namespace
 
 int cmd_merge(const merge_options& o) {
-    for (const std::string* f : {&o.report.json, &o.report.junit, &o.report.markdown})
-        check_writable(*f);
+    check_outputs(o.report);
 
     // The shards' rows, in table order; the run is the first file's, its wall time and jobs the
     // largest of any shard's.

@@ -91,12 +91,56 @@ json results_to_json(const run_info& info, const std::vector<row_result>& result
             {"rows", rows}};
 }
 
-// XML 1.0 allows no control characters but tab, newline and carriage return.
+// XML 1.0 text: UTF-8, and no control characters but tab, newline and carriage return. A
+// control character becomes '?', a byte that is no part of a well-formed UTF-8 sequence (or
+// one that encodes a surrogate or a non-character XML forbids) U+FFFD.
 std::string xml_safe(const std::string& s) {
-    std::string r = s;
-    for (char& c : r)
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
+    std::string r;
+    r.reserve(s.size());
+    const auto byte = [&s](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = byte(i);
+        if (c < 0x80) {
+            r += c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? '?' : char(c);
+            ++i;
+            continue;
+        }
+        const std::size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+                              : c >= 0xe0 && c <= 0xef ? 3
+                              : c >= 0xf0 && c <= 0xf4 ? 4
+                                                       : 0;
+        std::uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+        bool ok = n != 0 && i + n <= s.size();
+        for (std::size_t k = 1; ok && k < n; ++k) {
+            ok = (byte(i + k) & 0xc0) == 0x80;
+            cp = cp << 6 | (byte(i + k) & 0x3f);
+        }
+        ok = ok && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10ffff)) &&
+             !(cp >= 0xd800 && cp <= 0xdfff) && cp != 0xfffe && cp != 0xffff;
+        if (ok) {
+            r.append(s, i, n);
+            i += n;
+        } else {
+            r += "\xef\xbf\xbd";  // U+FFFD, for the one byte that starts no valid sequence
+            ++i;
+        }
+    }
     return r;
+}
+
+// Seconds as JUnit readers parse them: a plain decimal, never an exponent.
+std::string junit_time(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6f", s > 0 ? s : 0.0);
+    return buf;
+}
+
+// A testcase's classname: "algorithm.variant" with the dots inside the variant (kernel versions,
+// v6.7) as '_', since JUnit readers take the last dot as the one between package and class.
+std::string junit_classname(const row_result& r) {
+    std::string v = r.variant;
+    std::replace(v.begin(), v.end(), '.', '_');
+    return xml_safe(r.algorithm + "." + v);
 }
 
 std::string row_title(const table_row& r) {
@@ -128,7 +172,7 @@ std::string junit_xml(const std::vector<row_result>& results, double wall_second
     p.PushAttribute("tests", int(results.size()));
     p.PushAttribute("failures", failures);
     p.PushAttribute("errors", errors);
-    p.PushAttribute("time", wall_seconds);
+    p.PushAttribute("time", junit_time(wall_seconds).c_str());
     for (const std::string& suite : suites) {
         int n = 0, f = 0, e = 0;
         double t = 0;
@@ -140,20 +184,20 @@ std::string junit_xml(const std::vector<row_result>& results, double wall_second
             t += r.v.seconds;
         }
         p.OpenElement("testsuite");
-        p.PushAttribute("name", ("model." + suite).c_str());
+        p.PushAttribute("name", xml_safe("model." + suite).c_str());
         p.PushAttribute("tests", n);
         p.PushAttribute("failures", f);
         p.PushAttribute("errors", e);
-        p.PushAttribute("time", t);
+        p.PushAttribute("time", junit_time(t).c_str());
         for (const row_result& r : results) {
             if (r.algorithm != suite) continue;
             p.OpenElement("testcase");
-            p.PushAttribute("classname", (r.algorithm + "." + r.variant).c_str());
-            p.PushAttribute("name", row_title(r.row).c_str());
-            p.PushAttribute("time", r.v.seconds);
+            p.PushAttribute("classname", junit_classname(r).c_str());
+            p.PushAttribute("name", xml_safe(row_title(r.row)).c_str());
+            p.PushAttribute("time", junit_time(r.v.seconds).c_str());
             if (r.status != "ok") {
                 p.OpenElement(is_failure(r) ? "failure" : "error");
-                p.PushAttribute("type", r.status.c_str());
+                p.PushAttribute("type", xml_safe(r.status).c_str());
                 p.PushAttribute("message", xml_safe(r.mismatch).c_str());
                 std::string body = r.mismatch + "\n";
                 if (!r.v.detail.empty()) body += r.v.detail + "\n";

@@ -2,7 +2,15 @@
 // Verdicts and result rows as JSON (nlohmann::json): the rows of a --json result file (written by
 // the report, read back by merge and replay), replay files, and the verdict a child process
 // sends to its parent; and writing a result file.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "model/cli/cli.hpp"
 
@@ -69,6 +77,7 @@ json row_to_json(const row_result& r) {
     j["config"] = r.config;
     j["status"] = r.status;
     j["mismatch"] = r.mismatch;
+    if (!r.fingerprint.empty()) j["fingerprint"] = r.fingerprint;
     return j;
 }
 
@@ -90,24 +99,79 @@ row_result row_from_json(const json& j) {
         r.algorithm = j.value("algorithm", "");
         r.variant = j.value("variant", "");
         r.config = j.value("config", "");
+        r.fingerprint = j.value("fingerprint", "");
     } catch (const json::exception& e) {
         throw usage_error(std::string("malformed result row: ") + e.what());
     }
     return r;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw usage_error("cannot write " + path);
-    out << text;
-    out.close();
-    if (!out) throw usage_error("cannot write " + path);
+namespace {
+
+std::string directory_of(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
-void check_writable(const std::string& path) {
+}  // namespace
+
+void write_file(const std::string& path, const std::string& text) {
+    // Written to a hidden name beside it and renamed when complete: a reader (a CI step, merge)
+    // sees the whole file or none, never a part of one.
+    const std::size_t slash = path.rfind('/');
+    const std::size_t at = slash == std::string::npos ? 0 : slash + 1;
+    const std::string tmp = path.substr(0, at) + "." + path.substr(at) + ".kverify-partial-" +
+                            std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.close();
+        if (!out) {
+            std::remove(tmp.c_str());
+            throw usage_error("cannot write " + path);
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw usage_error("cannot write " + path + ": " + std::strerror(errno));
+    }
+}
+
+void check_readable(const std::string& path, const std::string& what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw usage_error("cannot read " + what + " " + path + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw usage_error("cannot read " + what + " " + path + ": is a directory");
+}
+
+void check_writable(const std::string& path, bool discard_old) {
     if (path.empty()) return;
-    std::ofstream out(path, std::ios::app);
-    if (!out) throw usage_error("cannot write " + path);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw usage_error("cannot write " + path + ": is a directory");
+    if (::access(directory_of(path).c_str(), W_OK | X_OK) != 0)
+        throw usage_error("cannot write " + path + ": " + std::strerror(errno));
+    // A result file left from an earlier run must not pass for this one's if this one fails.
+    if (discard_old && std::remove(path.c_str()) != 0 && errno != ENOENT)
+        throw usage_error("cannot replace " + path + ": " + std::strerror(errno));
+}
+
+void check_outputs(const report_options& o) {
+    const std::pair<const char*, const std::string*> files[] = {
+        {"--json", &o.json}, {"--junit", &o.junit}, {"--markdown", &o.markdown}};
+    for (std::size_t i = 0; i < std::size(files); ++i)
+        for (std::size_t k = i + 1; k < std::size(files); ++k) {
+            if (files[i].second->empty() || files[k].second->empty()) continue;
+            std::error_code ea, eb;
+            const auto a = std::filesystem::weakly_canonical(*files[i].second, ea);
+            const auto b = std::filesystem::weakly_canonical(*files[k].second, eb);
+            if (*files[i].second == *files[k].second || (!ea && !eb && a == b))
+                throw usage_error(std::string(files[i].first) + " and " + files[k].first +
+                                  " name one file, " + *files[i].second +
+                                  ": each result file needs its own");
+        }
+    for (const auto& f : files) check_writable(*f.second, true);
 }
 
 }  // namespace kverify::cli

@@ -15,12 +15,19 @@ std::string saved_verdict(const check& c, const verdict& v) {
     json j = verdict_to_json(v);
     j["kverify_replay"] = 1;
     j["check"] = c.name;
+    j["fingerprint"] = replay_fingerprint(c, v.engine, v.search, v.replay);
     return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 // Reads a replay file: one verdict object with "check", or a --json result file (the row named
 // by --check, or its first row with a replay string).
-std::pair<std::string, verdict> read_replay(const std::string& path, const std::string& which) {
+struct saved_replay {
+    std::string check, fingerprint;
+    verdict v;
+};
+
+saved_replay read_replay(const std::string& path, const std::string& which) {
+    check_readable(path, "replay file");
     std::ifstream in(path);
     if (!in) throw usage_error("cannot read replay file " + path);
     const json j = json::parse(in, nullptr, false);
@@ -49,7 +56,10 @@ std::pair<std::string, verdict> read_replay(const std::string& path, const std::
     }
     if (v.replay.empty())
         throw usage_error(path + ": no replay string (the row found no violation)");
-    return {row["check"].get<std::string>(), v};
+    if (!row.contains("fingerprint") || !row["fingerprint"].is_string())
+        throw usage_error(path +
+                          ": no fingerprint (not written by this kverify, or edited): refused");
+    return {row["check"].get<std::string>(), row["fingerprint"].get<std::string>(), v};
 }
 
 // The first line where two traces differ, 0 when they are the same.
@@ -122,16 +132,30 @@ int cmd_run(const run_options& o) {
 }
 
 int cmd_replay(const replay_options& o) {
-    const auto [name, saved] = read_replay(o.file, o.check);
+    const saved_replay file = read_replay(o.file, o.check);
+    const std::string& name = file.check;
+    const verdict& saved = file.v;
     const check* c = model::find_check(name);
     if (!c) throw usage_error(o.file + ": unknown check '" + name + "'");
     if (!c->supports(saved.engine))
         throw usage_error(o.file + ": check " + name + " cannot run on engine '" + saved.engine +
                           "'");
+    // Only a file that belongs to this check, engine, search and build is run: anything else
+    // would "not reproduce" without having run the execution it names.
+    if (file.fingerprint != replay_fingerprint(*c, saved.engine, saved.search, saved.replay))
+        throw usage_error(o.file +
+                          ": the fingerprint does not match this check, engine, search and "
+                          "replay string (edited, or written for another check or build): refused");
     search_spec spec = saved.search;
     spec.replay = saved.replay;
     spec.raw_trace = o.raw_trace;
-    const verdict v = run_here(job{c, saved.engine, spec}, false, name);
+    verdict v;
+    try {
+        v = run_here(job{c, saved.engine, spec}, false, name);
+    } catch (const std::exception& e) {
+        // The engine could not run the execution the string names on this program.
+        throw usage_error(o.file + ": the saved execution cannot be run: " + e.what());
+    }
     print_verdict(*c, v);
     if (!v.found_violation()) {
         std::cout << "  the saved counterexample (" << saved.outcome << ") does not reproduce\n";

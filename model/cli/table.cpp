@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
-#include <regex>
 #include <sstream>
 
 #include "model/cli/cli.hpp"
@@ -25,6 +24,7 @@ std::vector<std::string> split_tabs(const std::string& line) {
 }
 
 std::string read_file(const std::string& path) {
+    check_readable(path, "the expected-verdict table");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw usage_error("cannot read the expected-verdict table " + path);
     std::ostringstream s;
@@ -43,6 +43,32 @@ std::string digest_of(const std::string& bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
     return buf;
+}
+
+// What a table line must not hold, named so that the message says what to change: a
+// byte-order mark, a carriage return (CRLF line ends), or any other control character than the
+// tabs between fields. "" when the line is clean.
+std::string line_fault(const std::string& line, int n) {
+    if (n == 1 && line.rfind("\xef\xbb\xbf", 0) == 0)
+        return "the file starts with a UTF-8 byte-order mark: save it without one";
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(line[i]);
+        if (c == '\r')
+            return i + 1 == line.size() ? "a CRLF line end: save the table with LF line ends"
+                                        : "a carriage return at column " + std::to_string(i + 1);
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            char buf[80];
+            std::snprintf(buf, sizeof buf, "a control character (0x%02x) at column %zu", c, i + 1);
+            return buf;
+        }
+    }
+    return "";
+}
+
+// The searches each engine offers: Relacy all three, the dpor engines (every one named dpor-)
+// only exhaustive, as their runners refuse any other at run time.
+bool engine_offers(const std::string& engine, const search_spec& s) {
+    return engine.rfind("dpor-", 0) != 0 || s.kind == model::search_kind::exhaustive;
 }
 
 std::string joined_engines() {
@@ -66,6 +92,7 @@ table load_table(const std::string& path) {
     };
     while (std::getline(in, line)) {
         ++n;
+        if (const std::string fault = line_fault(line, n); !fault.empty()) bad(fault);
         if (line.empty() || line[0] == '#') continue;
         const std::vector<std::string> f = split_tabs(line);
         if (f.size() != 6)
@@ -86,6 +113,9 @@ table load_table(const std::string& path) {
                 "' (known engines: " + joined_engines() + ")");
         std::string err;
         if (!search_spec::parse(f[2], r.search, err)) bad(err);
+        if (!engine_offers(r.engine, r.search))
+            bad("engine " + r.engine + " offers no search " + r.search.str() +
+                " (its only search is exhaustive)");
         if (r.expected.empty() || r.expected.find(' ') != std::string::npos)
             bad("expected verdict '" + r.expected + "' is not a verdict class");
         if (r.executions != "-" && (r.executions.empty() || r.executions.find_first_not_of(
@@ -103,16 +133,11 @@ table load_table(const std::string& path) {
 }
 
 std::vector<table_row> select_rows(const table& t, const selection& s) {
-    std::regex re;
-    try {
-        re = std::regex(s.filter.empty() ? std::string(".*") : s.filter);
-    } catch (const std::regex_error& e) {
-        throw usage_error("invalid --filter regex '" + s.filter + "': " + e.what());
-    }
+    const name_filter re(s.filter);
     std::vector<table_row> r;
     for (const table_row& row : t.rows)
         if ((s.tier == "all" || row.tier == s.tier) &&
-            (s.engine.empty() || row.engine == s.engine) && std::regex_search(row.check, re))
+            (s.engine.empty() || row.engine == s.engine) && re.matches(row.check))
             r.push_back(row);
     return r;
 }

@@ -7,8 +7,19 @@
 
 #include "model/cli/commands.hpp"
 
+#ifndef KVERIFY_SOURCE_DIR
+#define KVERIFY_SOURCE_DIR "."
+#endif
+
 namespace kverify::cli {
 namespace {
+
+// The table's path as the result files show it: relative to the repository when it is inside
+// it (a review comment must not carry the machine's directories), else as given.
+std::string shown_table_path(const std::string& path) {
+    const std::string root = std::string(KVERIFY_SOURCE_DIR) + "/";
+    return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+}
 
 row_result result_of(const table_row& row, const check& c, const verdict& v) {
     row_result r;
@@ -17,6 +28,7 @@ row_result result_of(const table_row& row, const check& c, const verdict& v) {
     r.variant = c.variant;
     r.config = c.config;
     r.v = v;
+    if (!v.replay.empty()) r.fingerprint = replay_fingerprint(c, v.engine, v.search, v.replay);
     return r;
 }
 
@@ -24,8 +36,7 @@ row_result result_of(const table_row& row, const check& c, const verdict& v) {
 
 int cmd_verify(const verify_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (const std::string* f : {&o.report.json, &o.report.junit, &o.report.markdown})
-        check_writable(*f);
+    check_outputs(o.report);
 
     // The rows: the table's, selected, then this shard's.
     const table t = load_table(o.expected);
@@ -35,7 +46,7 @@ int cmd_verify(const verify_options& o) {
                           (o.sel.filter.empty() ? "" : ", filter '" + o.sel.filter + "'") +
                           (o.sel.engine.empty() ? "" : ", engine " + o.sel.engine) + ")");
     run_info info;
-    info.table_path = o.expected;
+    info.table_path = shown_table_path(o.expected);
     info.table_digest = t.digest;
     info.sel = o.sel;
     info.selected = rows.size();

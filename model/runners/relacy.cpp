@@ -8,10 +8,12 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model/kernel/kernel.hpp"
 #include "model/runners/trace_text.hpp"
@@ -136,6 +138,41 @@ constexpr std::array<simulate_fn, sizeof...(I)> simulators(std::index_sequence<I
 constexpr std::array<simulate_fn, max_tasks> simulate_tasks =
     simulators(std::make_index_sequence<max_tasks>{});
 
+// A replay string as Relacy writes it: the execution's index, then (tree searches) the number
+// of decision nodes and three numbers per node (choices, the one taken, its kind); a random
+// search's state is its index alone. Relacy reads it without any check, so one that is not of
+// this form would run some other execution, or none: refused here. Returns the index.
+std::uint64_t checked_replay(const std::string& s, search_kind kind) {
+    const auto bad = [&s](const char* why) {
+        return std::invalid_argument(std::string("not a Relacy replay string (") + why + "): '" +
+                                     s.substr(0, 60) + (s.size() > 60 ? "...'" : "'"));
+    };
+    std::vector<std::uint64_t> n;
+    for (std::size_t i = 0; i < s.size();) {
+        if (s[i] == ' ') {
+            ++i;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9') throw bad("a character that is no digit or space");
+        std::uint64_t v = 0;
+        for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+            if (v > (std::uint64_t{1} << 40)) throw bad("a number out of range");
+            v = v * 10 + unsigned(s[i] - '0');
+        }
+        n.push_back(v);
+    }
+    if (n.empty()) throw bad("empty");
+    if (kind == search_kind::sampled) {
+        if (n.size() != 1) throw bad("a sampled search's state is one execution index");
+        return n[0];
+    }
+    if (n.size() < 2 || n.size() != 2 + 3 * n[1]) throw bad("the decision count does not fit");
+    for (std::size_t i = 2; i < n.size(); i += 3)
+        if (n[i] == 0 || n[i + 1] >= n[i] || n[i + 2] > rl::sched_type_user)
+            throw bad("a decision out of range");
+    return n[0];
+}
+
 }  // namespace
 
 verdict run_relacy(const program& prog, const search_spec& spec) {
@@ -157,6 +194,7 @@ verdict run_relacy(const program& prog, const search_spec& spec) {
     else
         engine::deadline() = engine::deadline_state{};
     const bool replay = !spec.replay.empty();
+    const std::uint64_t named = replay ? checked_replay(spec.replay, spec.kind) : 0;
     search_counter& counter = current_search();
     counter = search_counter{};
     counter.cap = replay ? 1 : spec.execution_cap;  // a replay runs one execution, never more
@@ -192,6 +230,14 @@ verdict run_relacy(const program& prog, const search_spec& spec) {
     current_storage = nullptr;
     const bool budget_exhausted = engine::deadline().exhausted;
     engine::deadline() = engine::deadline_state{};
+
+    // A replay has run the execution it names only if it started (and, for a violation, is that
+    // execution): anything else must not be reported as a pass.
+    if (replay &&
+        (counter.executions == 0 || (!counter.cap_hit && p.test_result != rl::test_result_success &&
+                                     p.stop_iteration != named)))
+        throw std::invalid_argument("the replay did not run the execution it names (" +
+                                    std::to_string(named) + ")");
 
     verdict v;
     v.search = spec;
