@@ -229,11 +229,13 @@ struct model_env {
     // documents the this_cpu ops; an RMW's write has a data dependency on its read.
     template <class T>
     static val<T> this_cpu_read(const percpu<T>& p, src_loc loc = {}) {
-        return load(mine(p), {}, lk::once, engine::relaxed, loc);
+        k().point(loc);  // first: a migration there changes which slot is mine
+        return load_here(mine(p), {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void this_cpu_write(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
-        store(mine(p), {}, v, lk::once, engine::relaxed, loc);
+        k().point(loc);
+        store_here(mine(p), {}, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void this_cpu_add(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
@@ -295,7 +297,8 @@ struct model_env {
     }
     template <class T>
     static val<T> raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
-        return load(mine(p), {}, lk::once, engine::relaxed, loc);
+        k().point(loc);  // first: a migration there changes which slot is mine
+        return load_here(mine(p), {}, lk::once, engine::relaxed, loc);
     }
     // Remote plain word accesses (modeling assumption: untorn, hence ONCE; relaxed atomics).
     template <class T>
