@@ -21,6 +21,11 @@ struct src_loc {
         : file(f), line(l), func(fn) {}
 };
 
+// A value as the Env has it: the plain T in the real build; in the model a T that carries the
+// reads it came from (model/kernel/tracked.hpp), for the LKMM's dependencies.
+template <class Env, class T>
+using val_t = typename Env::template val<T>;
+
 // A set of CPU ids below max_cpus. Holes are legal (the possible mask {0,2,3}).
 class cpumask {
 public:

@@ -387,16 +387,16 @@ public:
             for (unsigned cpu = possible.next(static_cast<int>(start) - 1);
                  obj == nullptr && cpu < cpumask::max_cpus;
                  cpu = possible.next(static_cast<int>(cpu)))
-                obj = try_get_slot(cpu);
+                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
             for (unsigned cpu = possible.next(-1); obj == nullptr && cpu < start;
                  cpu = possible.next(static_cast<int>(cpu)))
-                obj = try_get_slot(cpu);
+                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
         } else {
             unsigned cpu = start;
             // The bound is re-evaluated every iteration, as in the kernel: up to v6.9 that is a
             // popcount of the possible mask each time, from v6.10 the count cached at init.
             for (unsigned i = 0; i < walk_count(); i++) {
-                obj = try_get_slot(cpu);
+                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
                 if (obj != nullptr) break;
                 cpu = next_possible_wrap(cpu);
             }
@@ -567,8 +567,8 @@ private:
                 if (rc != 0) return rc;
             }
             // Relaxed: the pool is not shared yet; publishing it to other CPUs orders these.
-            const std::uint32_t tail = Env::read_once(s.tail);
-            Env::write_once(entries(s)[tail & s.mask], static_cast<void*>(obj));
+            const auto tail = Env::read_once(s.tail);
+            Env::write_once(Env::at(entries(s), tail & s.mask), static_cast<void*>(obj));
             Env::write_once(s.tail, tail + 1);
             Env::write_once(s.last, tail + 1);
             // Invariant established: head == 0 <= last == tail == i + 1 <= nr_objs.
@@ -612,11 +612,11 @@ private:
         slot& s = *cpu_slots_[cpu];
         // Relaxed: only this CPU writes tail, so we read our own latest value (an NMI push that
         // moves it in between only makes the cas below fail and refresh it).
-        std::uint32_t tail = Env::read_once(s.tail);
+        auto tail = Env::read_once(s.tail);
         if constexpr (!Variant::push_warn_reserved) {
             do {
                 // Relaxed: head feeds only the diagnostic below, never a decision.
-                const std::uint32_t head = Env::read_once(s.head);
+                const auto head = Env::read_once(s.head);
                 // Invariant relied on: tail - head <= nr_objs, else some object is in the pool
                 // twice. With NMIs this tail may be stale: an NMI push since our read of it,
                 // and a pop on another CPU since then, can put head past it (F4: the warning
@@ -628,7 +628,7 @@ private:
             while (!reserve(s.tail, tail)) {
             }
             // Relaxed: head feeds only the diagnostic, never a decision.
-            const std::uint32_t head = Env::read_once(s.head);
+            const auto head = Env::read_once(s.head);
             // Invariant relied on (fix-nested-push): with `tail` reserved and not yet committed,
             // head <= last <= tail, and our object is in no slot, so 0 < tail + 1 - head <=
             // nr_objs, whatever NMIs did before. Else some object is in the pool twice, or head
@@ -640,17 +640,17 @@ private:
         if constexpr (Variant::push_commit_first) {
             static_assert(Variant::push_commit == objpool_commit::reservation, "one commit knob");
             publish(s.last, tail + 1);
-            Env::write_once(entries(s)[tail & s.mask], obj);  // the mutant: already published
+            Env::write_once(Env::at(entries(s), tail & s.mask), obj);  // mutant: already published
         } else {
             // Relaxed: published by the commit of `last` below.
-            Env::write_once(entries(s)[tail & s.mask], obj);
+            Env::write_once(Env::at(entries(s), tail & s.mask), obj);
             commit(s, tail);
         }
         return 0;
     }
 
     // Publishes sequence `seq`, reserved and written by this push, and whatever else is due.
-    static void commit(slot& s, std::uint32_t seq) {
+    static void commit(slot& s, val_t<Env, std::uint32_t> seq) {
         if constexpr (Variant::push_commit == objpool_commit::reservation) {
             // The kernel: correct only if pushes on this CPU commit in reservation order.
             publish(s.last, seq + 1);
@@ -667,12 +667,12 @@ private:
             // that ran since then has returned). last != seq means an interrupted push below us
             // holds an older sequence, possibly unwritten: we must not publish past it. It
             // publishes ours when it commits, since it reads tail after we return.
-            if (Env::read_once(s.last) != seq) return;
+            if (auto c = Env::when(Env::read_once(s.last) != seq)) return;
         }
         // We are the outermost push in flight on this CPU: every sequence below seq is
         // published, and every one in (seq, tail) was written by a push that nested inside us
         // and returned. Publish up to seq + 1 first, then up to tail until it stops moving.
-        std::uint32_t upto = seq + 1;
+        val_t<Env, std::uint32_t> upto = seq + 1;
         for (unsigned stores = 1;; ++stores) {
             publish(s.last, upto);
             if constexpr (Variant::push_commit == objpool_commit::outermost_once) return;
@@ -683,13 +683,13 @@ private:
             // tail (or of seq) saw last != its sequence and left its entry for us to publish. An
             // NMI that came after the store above found last == its sequence and committed
             // itself, up to the tail we now read: storing that value again keeps `last` monotonic.
-            const std::uint32_t now = Env::read_once(s.tail);
-            if (now == upto) return;
+            const auto now = Env::read_once(s.tail);
+            if (auto c = Env::when(now == upto)) return;
             upto = now;
         }
     }
 
-    static bool reserve(seq_atomic& tail_seq, std::uint32_t& tail) {
+    static bool reserve(seq_atomic& tail_seq, val_t<Env, std::uint32_t>& tail) {
         if constexpr (Variant::push_reserve == objpool_reserve::cas_local)
             // CPU-local: atomic against an NMI on this CPU, which is all that can interleave,
             // because only the owner CPU ever writes tail (the single-owner rule).
@@ -700,7 +700,7 @@ private:
             return Env::try_cmpxchg_acquire(tail_seq, tail, tail + 1);
     }
 
-    static void publish(seq_atomic& last, std::uint32_t seq) {
+    static void publish(seq_atomic& last, val_t<Env, std::uint32_t> seq) {
         if constexpr (Variant::push_commit_release)
             // Release: publishes the entry written above, and the object's contents written by
             // its holder before push, to a popper reading `last` (pairs with the acquire of
@@ -710,7 +710,7 @@ private:
             Env::write_once(last, seq);  // the mutant: publishes nothing
     }
 
-    std::uint32_t read_last(const slot& s) const {
+    val_t<Env, std::uint32_t> read_last(const slot& s) const {
         if constexpr (Variant::pop_last_acquire)
             // Acquire: pairs with the store_release of `last` in push; the entry at `head` and
             // the object's contents are then visible.
@@ -721,7 +721,7 @@ private:
             return Env::read_once(s.last);
     }
 
-    bool move_head(slot& s, std::uint32_t& head) {
+    bool move_head(slot& s, val_t<Env, std::uint32_t>& head) {
         if constexpr (Variant::pop_head_release)
             // Release: the entry read above is done before the slot position is given back, and
             // the next popper's acquire of head sees a `last` no older than the one we used.
@@ -732,16 +732,16 @@ private:
     }
 
     // Takes the oldest published entry of cpu's slot, or nullptr if [head, last) looks empty.
-    void* try_get_slot(unsigned cpu) {
+    val_t<Env, void*> try_get_slot(unsigned cpu) {
         slot& s = *cpu_slots_[cpu];
         // Acquire: pairs with the release cas of head by the popper that moved it here.
-        std::uint32_t head = Env::load_acquire(s.head);
-        while (head != read_last(s)) {
+        auto head = Env::load_acquire(s.head);
+        while (auto c = Env::when(head != read_last(s))) {
             if constexpr (Variant::pop_range_check) {
                 // Invariant relied on: a consistent (head, last) has 0 < last - head <= nr_objs.
                 // Otherwise head came from a newer moment than last (head overran the stale last
                 // we read): re-read head, relaxed because the cas below validates it anyway.
-                if (read_last(s) - head - 1 >= static_cast<std::uint32_t>(nr_objs_)) {
+                if (auto c = Env::when(read_last(s) - head - 1 >= std::uint32_t(nr_objs_))) {
                     head = Env::read_once(s.head);
                     // Not in the kernel: marks the spin-loop iteration (a pause on real CPUs;
                     // in the model the yield the mapping table prescribes for spin loops, so
@@ -753,27 +753,27 @@ private:
             if constexpr (!Variant::pop_entry_after_head) {
                 // Relaxed: published by push's commit of `last`; read BEFORE head moves on, since
                 // after that the owner may refill this position.
-                void* obj = Env::read_once(entries(s)[head & s.mask]);
+                const auto obj = Env::read_once(Env::at(entries(s), head & s.mask));
                 if (move_head(s, head)) return obj;
             } else {
-                const std::uint32_t seq = head;
-                if (move_head(s, head)) return Env::read_once(entries(s)[seq & s.mask]);
+                const auto seq = head;
+                if (move_head(s, head)) return Env::read_once(Env::at(entries(s), seq & s.mask));
             }
         }
         return nullptr;
     }
 
-    // refcount_sub_and_test: release on every decrement, acquire on the one that reaches zero,
-    // so every holder's accesses to the pool come before the free (the kernel's documented
-    // ordering). The kernel gets the acquire from smp_acquire__after_ctrl_dep() after a
-    // fetch_sub_release; we take the zero-reaching step with a fully ordered cas instead: the same
-    // guarantee, and one ThreadSanitizer can see (it ignores standalone fences). Underflow warns
-    // and leaves the count alone, which is what the kernel's saturation amounts to here.
+    // refcount_sub_and_test: release on every decrement, acquire on the one that reaches zero, so
+    // every holder's accesses to the pool come before the free (the kernel's documented ordering).
+    // The kernel gets the acquire from smp_acquire__after_ctrl_dep() after a fetch_sub_release; we
+    // take the zero-reaching step with a fully ordered cas: the same guarantee, one ThreadSanitizer
+    // can see (it ignores standalone fences). Underflow warns and leaves the count (saturation).
     bool ref_sub_and_test(int n) {
-        int old = Env::read_once(ref_);  // relaxed: the cas below validates it
+        auto old = Env::read_once(ref_);  // relaxed: the cas below validates it
         for (;;) {
-            if (Env::warn_once(old < n, "objpool: reference count underflow")) return false;
-            if (old == n) {
+            if (auto c = Env::when(Env::warn_once(old < n, "objpool: reference count underflow")))
+                return false;
+            if (auto c = Env::when(old == n)) {
                 // Fully ordered: acquires every earlier release decrement (below) before the
                 // free; a failure refreshes old and we decide again.
                 if (Env::try_cmpxchg(ref_, old, 0)) return true;

@@ -26,8 +26,8 @@ struct pcpu_stat_mut_read_write {
     static constexpr bool known_bad = true;
     template <class Env, class T>
     static void inc(typename Env::template percpu<T>& v) {
-        const T cur = Env::this_cpu_read(v);
-        Env::this_cpu_write(v, static_cast<T>(cur + 1));
+        const auto cur = Env::this_cpu_read(v);
+        Env::this_cpu_write(v, static_cast<typename Env::template val<T>>(cur + 1));
     }
 };
 
@@ -39,11 +39,11 @@ public:
     // Sum over every possible CPU. Each remote word is read untorn (per_cpu_read); concurrent
     // increments may or may not be counted, as for the kernel's per-CPU statistics.
     long sum() const {
-        long s = 0;
+        typename Env::template val<long> s = 0;
         const cpumask possible = Env::possible_mask();
         for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c)))
             s += Env::per_cpu_read(v_, c);
-        return s;
+        return Env::raw(s);  // the caller's own value
     }
 
 private:

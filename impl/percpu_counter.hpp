@@ -398,9 +398,9 @@ public:
 
     // Cheap and approximate: off from sum() by at most the deltas, |error| < batch x CPUs.
     // Relaxed: an approximation by contract; nothing else is published through `count`.
-    s64 read() const { return Env::read_once(count_); }
+    s64 read() const { return Env::raw(Env::read_once(count_)); }
     s64 read_positive() const {
-        const s64 v = Env::read_once(count_);  // one read, tested and returned as the same value
+        const s64 v = Env::raw(Env::read_once(count_));  // one read, tested and returned as is
         return v >= 0 ? v : 0;
     }
 
@@ -409,7 +409,7 @@ public:
     // of its CPU's delta); folds cannot interleave (they take the lock).
     s64 sum() const {
         const typename Env::irq_flags flags = Env::spin_lock_irqsave(lock_);
-        const s64 ret = Env::read_once(count_) + locals_sum_locked();  // stable: lock held
+        const s64 ret = Env::raw(Env::read_once(count_)) + locals_sum_locked();  // lock held
         Env::spin_unlock_irqrestore(lock_, flags);
         return ret;
     }
@@ -449,7 +449,7 @@ public:
         const typename Env::irq_flags flags = Env::spin_lock_irqsave(lock_);
         // Remote relaxed access is enough: a dead CPU writes its delta no more, and every other
         // writer of a remote delta (set, cpu_dead) holds the lock.
-        const s32 local = Env::per_cpu_read(counters_, cpu);
+        const s32 local = Env::raw(Env::per_cpu_read(counters_, cpu));
         add_to_count_locked(local);
         Env::per_cpu_write(counters_, cpu, s32{0});
         Env::spin_unlock_irqrestore(lock_, flags);
@@ -458,9 +458,9 @@ public:
     // ----- introspection for checkers (not part of the kernel API) -----
 
     // CPU `cpu`'s delta: a relaxed remote read, untorn, possibly already stale.
-    s32 local(unsigned cpu) const { return Env::per_cpu_read(counters_, cpu); }
+    s32 local(unsigned cpu) const { return Env::raw(Env::per_cpu_read(counters_, cpu)); }
     // The default batch add() and limited_add(limit, amount) use. Relaxed: see compute_batch().
-    s32 batch() const { return Env::read_once(batch_); }
+    s32 batch() const { return Env::raw(Env::read_once(batch_)); }
     // The newest value of count, for invariants only.
     s64 peek_count() const { return Env::peek(count_); }
 
@@ -485,7 +485,7 @@ private:
         s64 s = 0;
         for_each_cpu(Env::possible_mask(), [&](unsigned cpu) {
             if (online.test(cpu) || (Variant::sum_includes_dying && Env::cpu_dying(cpu)))
-                s += Env::per_cpu_read(counters_, cpu);
+                s += Env::raw(Env::per_cpu_read(counters_, cpu));
         });
         return s;
     }
@@ -509,7 +509,7 @@ private:
         constexpr bool irqs_off = Variant::form == pcc_form::irqsave;
         using section = std::conditional_t<irqs_off, irq_save_guard<Env>, preempt_guard<Env>>;
         section pinned;  // both keep us on this CPU, so the *_nocheck tier is allowed
-        const s64 count = s64{Env::this_cpu_read_nocheck(counters_)} + amount;
+        const s64 count = s64{Env::raw(Env::this_cpu_read_nocheck(counters_))} + amount;
         if (Variant::must_fold(count, batch)) {
             [[maybe_unused]] typename Env::irq_flags flags{};
             if constexpr (irqs_off)
@@ -539,16 +539,16 @@ private:
     void add_batch_local_cas(s64 amount, s32 batch) {
         // Only a first guess (relaxed, this CPU's own word): the cmpxchg re-checks it against the
         // delta of whichever CPU we are on by then, and a failure hands back the current value.
-        s32 count = Env::this_cpu_read(counters_);
+        val_t<Env, s32> count = Env::this_cpu_read(counters_);
         do {
-            if (Variant::must_fold(s64{count} + amount, batch)) {
-                fold(count, amount);
+            if (Variant::must_fold(s64{Env::raw(count)} + amount, batch)) {
+                fold(Env::raw(count), amount);
                 return;
             }
             // Invariant: |count + amount| < batch, so the new delta fits in s32 and, once
             // installed, |local| < batch after this add.
         } while (!Variant::template local_update<Env>(counters_, count,
-                                                      static_cast<s32>(count + amount)));
+                                                      val_t<Env, s32>(count + amount)));
     }
 
     // Slow path of the local-cas form: move this CPU's delta and `amount` into count.
@@ -563,7 +563,7 @@ private:
             // Since `seen` was read we may have migrated or been interrupted; with irqs off on
             // this CPU and the lock held, this read is the value we fold (nobody else writes an
             // online CPU's delta: set() and cpu_dead() take the lock).
-            local = Env::this_cpu_read_nocheck(counters_);
+            local = Env::raw(Env::this_cpu_read_nocheck(counters_));
         }
         add_to_count_locked(Variant::fold_adds_amount ? s64{local} + amount : s64{local});
         Env::this_cpu_sub_nocheck(counters_, local);
@@ -620,7 +620,7 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
 
     const typename Env::irq_flags flags = Env::local_irq_save();
     const s64 unknown = static_cast<s64>(batch) * limited_cpus();
-    s64 count = Env::this_cpu_read_nocheck(counters_);  // irqs off: stable on this CPU
+    s64 count = Env::raw(Env::this_cpu_read_nocheck(counters_));  // irqs off: stable on this CPU
     const auto within = [&](s64 global) {
         return (amount > 0 && global + unknown <= limit) ||
                (amount < 0 && global - unknown >= limit);
@@ -631,7 +631,7 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
         if constexpr (sync == pcc_limited_sync::none) {
             // The unlocked read of count is relaxed and pairs with nothing: nothing orders it
             // against a fold on another CPU, which is the first overshoot above.
-            if (within(Env::read_once(count_))) {
+            if (within(Env::raw(Env::read_once(count_)))) {
                 Env::this_cpu_add(counters_, static_cast<s32>(amount));  // |amount| <= 2 x batch
                 Env::local_irq_restore(flags);
                 return true;
@@ -639,10 +639,10 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
         } else {
             // Acquire: pairs with the release that ends a precise step, so the count read below
             // is at least the one that step wrote. Odd: a precise step is reading the deltas.
-            const std::uint32_t seq = Env::load_acquire(limited_seq_);
+            const std::uint32_t seq = Env::raw(Env::load_acquire(limited_seq_));
             // Relaxed: any count at least as new as seq's is fine to decide from; a fold by
             // step 2 since then is covered by `unknown` (it assumed the worst of our delta).
-            if ((seq & 1u) == 0 && within(Env::read_once(count_))) {
+            if ((seq & 1u) == 0 && within(Env::raw(Env::read_once(count_)))) {
                 Env::this_cpu_add(counters_, static_cast<s32>(amount));  // |amount| <= 2 x batch
                 // Full barrier: orders our add before the re-read of seq; pairs with the smp_mb
                 // after a precise step makes seq odd. Either that step reads our add, or we read
@@ -650,7 +650,7 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
                 // two full barriers forbid.
                 if constexpr (with_mb) Env::smp_mb();
                 // Relaxed: the barrier above does the ordering.
-                if (Env::read_once(limited_seq_) == seq) {
+                if (Env::raw(Env::read_once(limited_seq_)) == seq) {
                     Env::local_irq_restore(flags);
                     return true;
                 }
@@ -661,8 +661,8 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
         }
     }
 
-    Env::spin_lock(lock_);                    // irqs already off
-    count = Env::read_once(count_) + amount;  // stable: lock held
+    Env::spin_lock(lock_);                              // irqs already off
+    count = Env::raw(Env::read_once(count_)) + amount;  // stable: lock held
 
     // Step 2: +1 surely within the limit, -1 surely beyond it, 0 needs the precise sum.
     int verdict = 0;
@@ -678,7 +678,7 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
                       sync == pcc_limited_sync::seqcount_no_mb) {
             // Relaxed: the lock makes us the only writer. Odd: shortcuts that start now go to
             // the lock; those under way notice the change when they re-check.
-            seq = Env::read_once(limited_seq_) + 1;
+            seq = Env::raw(Env::read_once(limited_seq_)) + 1;
             Env::write_once(limited_seq_, seq);
             // Full barrier: orders the odd seq before our reads of the deltas; pairs with the
             // smp_mb in the shortcut between its add and its re-check.
@@ -689,7 +689,7 @@ bool percpu_counter<Env, Variant>::limited_add(s64 limit, s64 amount, s32 batch)
     }
 
     if (verdict > 0) {
-        const s32 local = Env::this_cpu_read_nocheck(counters_);  // irqs off, lock held
+        const s32 local = Env::raw(Env::this_cpu_read_nocheck(counters_));  // irqs off, lock held
         add_to_count_locked(s64{local} + amount);
         Env::this_cpu_sub_nocheck(counters_, local);
         // Invariant: this CPU's delta is 0 here.

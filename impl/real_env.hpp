@@ -296,6 +296,20 @@ struct real_env {
         return a.v_.load(std::memory_order_relaxed);
     }
 
+    // ----- dependencies: the model build tracks them (model/kernel/tracked.hpp); here the plain
+    // types and statements, at no cost -----
+    template <class T>
+    using val = T;
+    static constexpr bool when(bool cond) noexcept { return cond; }
+    template <class T>
+    static constexpr T raw(T v) noexcept {
+        return v;
+    }
+    template <class A>
+    static constexpr A& at(A* array, std::size_t index) noexcept {
+        return array[index];
+    }
+
     // ----- CPUs -----
     static cpumask possible_mask() noexcept { return cpumask(detail::machine().possible.load()); }
     static cpumask online_mask() noexcept { return cpumask(detail::machine().online.load()); }

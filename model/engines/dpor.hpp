@@ -65,6 +65,25 @@ struct engine {
             return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
     }
 
+    // ----- what the LKMM needs (dpor/engine.hpp, namespace rt; the other models ignore it) -----
+    // A read named as a dependency (an index among its thread's events), the thread it belongs
+    // to, and the kernel primitive of the next access.
+    using dep_id = dpor::rt::dep_id;
+    using lk = dpor::lk;
+    static unsigned dep_thread() { return dpor::rt::thread(); }
+    static dep_id last_event() { return dpor::rt::last_event(); }
+    static void annotate(lk kind, const dep_id* addr = nullptr, std::size_t n_addr = 0,
+                         const dep_id* data = nullptr, std::size_t n_data = 0) {
+        dpor::rt::annotate_next(kind, addr, n_addr, data, n_data);
+    }
+    static void ctrl_begin(const dep_id* cond, std::size_t n) { dpor::rt::ctrl_begin(cond, n); }
+    static void ctrl_end() { dpor::rt::ctrl_end(); }
+    static void depend_after(const dep_id* reads, std::size_t n) {
+        if (n) dpor::rt::depend_after(reads, n);
+    }
+    static void handler_begin() { dpor::rt::handler_begin(); }
+    static void handler_end() { dpor::rt::handler_end(); }
+
     // ----- memory -----
     // The engine keeps the values; the object only gives the location its address.
     template <class T>
@@ -117,6 +136,7 @@ struct engine {
 
     // A lock word for the kernel's spinlock: a cas with acquire; when it fails the task would
     // spin, which the engine turns into a block that a later unlock revisits (spin-assume).
+    // Under the LKMM the cas is lock.cat's lock (LKR and LKW; a failed one LF), the store UL.
     class lock_word {
     public:
         explicit lock_word(src_loc l = {}) { dpor::rt::init_atomic(this, 8, 0, l); }
@@ -124,11 +144,15 @@ struct engine {
         lock_word& operator=(const lock_word&) = delete;
         void lock(src_loc l) {
             dpor::value_t expected = 0;
+            dpor::rt::annotate_next(dpor::lk::lock);
             // Acquire: pairs with the release in unlock.
             if (!dpor::rt::cas(this, expected, 1, dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("lock", l);
         }
-        void unlock(src_loc l) { dpor::rt::store(this, 0, dpor::mo::release, l); }  // release
+        void unlock(src_loc l) {
+            dpor::rt::annotate_next(dpor::lk::unlock);
+            dpor::rt::store(this, 0, dpor::mo::release, l);  // release
+        }
 
     private:
         std::uint64_t storage_ = 0;
@@ -158,6 +182,8 @@ struct engine {
 
     // ----- the kernel's shared words -----
     // seq_cst: the hotplug machinery changes the masks under stop_machine, a global barrier.
+    // Under the LKMM the engine's default for seq_cst words: a ONCE access between two smp_mb,
+    // so no load-buffering revisit reaches past a mask read (its value may leave untracked).
     class shared_mask {
     public:
         void init(std::uint64_t v, src_loc l) { dpor::rt::init_atomic(&w_, 8, v, l); }
@@ -180,6 +206,7 @@ struct engine {
         }
         bool may_take(unsigned own_taken) const { return own_taken < initial_; }
         void take(src_loc l) {
+            dpor::rt::annotate_next(dpor::lk::once);  // a _relaxed RMW under the LKMM
             const dpor::value_t old =
                 dpor::rt::fetch_add(&w_, ~dpor::value_t{0}, dpor::mo::relaxed, l);
             if (old == 0 || old > initial_) dpor::rt::block("budget", l);
@@ -203,6 +230,7 @@ struct engine {
         void acquire(unsigned task, src_loc l) { take(task, ~dpor::value_t{0}, l); }
         void release(src_loc l) {
             ++gen_;
+            dpor::rt::annotate_next(dpor::lk::release);
             dpor::rt::store(&w_, dpor::value_t{gen_} << 8, dpor::mo::release,
                             l);  // pairs with take
         }
@@ -218,9 +246,15 @@ struct engine {
 
     private:
         void take(unsigned task, dpor::value_t not_this, src_loc l) {
+            // Under the LKMM acquire and release as well: the acquire read is ordered before all
+            // that follows it, so no load-buffering revisit keeps an event after it unchanged
+            // (what the holder computes from the generation needs no dependency of its own).
+            dpor::rt::annotate_next(dpor::lk::acquire);
             dpor::value_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);  // pairs with release
             if (v == not_this) dpor::rt::block("yield", l);
             if ((v & 0xff) != 0) dpor::rt::block("wait", l);  // held: revisited by a release
+            const dpor::rt::dep_id read = dpor::rt::last_event();
+            dpor::rt::annotate_next(dpor::lk::acquire, nullptr, 0, &read, 1);
             if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("wait", l);
             gen_ = unsigned(v >> 8);

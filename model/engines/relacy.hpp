@@ -86,6 +86,32 @@ struct engine {
         if (tracing()) rl::ctx().exec_log_msg(info(loc), text);
     }
 
+    // ----- what the LKMM needs: nothing (Relacy has no dependencies; see engines/dpor.hpp) -----
+    using dep_id = std::uint32_t;
+    enum class lk : std::uint8_t {
+        automatic,
+        once,
+        acquire,
+        release,
+        mb,
+        noreturn,
+        lock,
+        unlock,
+        lock_fail,
+        f_mb,
+        f_rmb,
+        f_wmb,
+    };
+    static unsigned dep_thread() { return 0; }
+    static dep_id last_event() { return 0; }
+    static void annotate(lk, const dep_id* = nullptr, std::size_t = 0, const dep_id* = nullptr,
+                         std::size_t = 0) {}
+    static void ctrl_begin(const dep_id*, std::size_t) {}
+    static void ctrl_end() {}
+    static void depend_after(const dep_id*, std::size_t) {}
+    static void handler_begin() {}
+    static void handler_end() {}
+
     // ----- memory -----
     template <class T>
     class atomic_word {

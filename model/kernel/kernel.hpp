@@ -389,7 +389,11 @@ private:
         }
         t.stack[++t.depth] = kind;
         log(loc, "%s enter on cpu%u", irq ? "irq" : "nmi", cpu);
+        // The handler runs inline on this task's engine thread: the control dependencies of the
+        // code it interrupted do not reach its events.
+        engine::handler_begin();
         (irq ? c.irq_fn : c.nmi_fn)(cpu, irq ? c.irq_arg : c.nmi_arg);
+        engine::handler_end();
         log(loc, "%s exit on cpu%u", irq ? "irq" : "nmi", cpu);
         --t.depth;
         if (irq) {

@@ -3,14 +3,14 @@
 // translation unit is built for (engine.hpp: Relacy, or the dpor engine). Written once: every
 // operation first offers a delivery point (interrupt, NMI, migration, preemption), then performs
 // the engine access, so traces name the algorithm's own line. The primitive mapping is the fixed
-// table of model/kernel/MAPPING.md.
+// table of model/kernel/MAPPING.md, its LKMM column included: each access's kernel primitive and
+// dependencies are declared right before it (engine::annotate; the values are tracked.hpp's).
 #pragma once
-
-#include <type_traits>
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
 #include "model/kernel/kernel.hpp"
+#include "model/kernel/tracked.hpp"  // and <type_traits>
 #if !defined(KVERIFY_ENGINE_DPOR)
 #include "model/kernel/heap.hpp"  // Relacy's kmalloc heap: engine::alloc and engine::free
 #endif
@@ -75,68 +75,116 @@ struct model_env {
         engine::lock_word m_;
     };
 
+    using lk = engine::lk;
+    // A loaded value: the plain value and the reads it came from (tracked.hpp).
+    template <class T>
+    using val = model::tracked<T>;
+    template <class X>
+    struct identity {
+        using type = X;
+    };
+    // A parameter whose type comes from the other arguments (the atomic's), never deduced.
+    template <class X>
+    using same = typename identity<X>::type;
+
+    // Right before each engine access (after the delivery point, whose interrupt handler makes
+    // accesses of its own) the Env tells the engine the access's kernel primitive and its
+    // dependencies (engine::annotate): what the LKMM reads; RC11, SC and Relacy ignore it.
     // ----- marked accesses: the mapping table -----
     template <class T>
-    static T read_once(const atomic<T>& a, src_loc loc = {}) {
-        k().point(loc);
-        return a.v_.load(engine::relaxed, loc);
+    static val<T> read_once(const atomic<T>& a, src_loc loc = {}) {
+        return load(a, {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void write_once(atomic<T>& a, T v, src_loc loc = {}) {
-        k().point(loc);
-        a.v_.store(v, engine::relaxed, loc);
+    static val<T> read_once(const model::addressed<const atomic<T>>& a, src_loc loc = {}) {
+        return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static T load_acquire(const atomic<T>& a, src_loc loc = {}) {
-        k().point(loc);
-        return a.v_.load(engine::acquire, loc);
+    static val<T> read_once(const model::addressed<atomic<T>>& a, src_loc loc = {}) {
+        return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void store_release(atomic<T>& a, T v, src_loc loc = {}) {
-        k().point(loc);
-        a.v_.store(v, engine::release, loc);
+    static void write_once(atomic<T>& a, same<val<T>> v, src_loc loc = {}) {
+        store(a, {}, v, lk::once, engine::relaxed, loc);
+    }
+    template <class T>
+    static void write_once(const model::addressed<atomic<T>>& a, same<val<T>> v, src_loc loc = {}) {
+        store(a.obj, a.addr, v, lk::once, engine::relaxed, loc);
+    }
+    template <class T>
+    static val<T> load_acquire(const atomic<T>& a, src_loc loc = {}) {
+        return load(a, {}, lk::acquire, engine::acquire, loc);
+    }
+    template <class T>
+    static void store_release(atomic<T>& a, same<val<T>> v, src_loc loc = {}) {
+        store(a, {}, v, lk::release, engine::release, loc);
     }
     // Fully ordered: on success seq_cst fence; seq_cst CAS; seq_cst fence, on failure no
-    // ordering (the table's row). Relacy orders a failure too (model/ASSUMPTIONS.md).
+    // ordering (the table's row). Relacy orders a failure too (model/ASSUMPTIONS.md). Under the
+    // LKMM one MB-tagged RMW, whose ordering the engine drops when it fails.
     template <class T>
-    static bool try_cmpxchg(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+    static bool try_cmpxchg(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         k().point(loc);
-        return a.v_.cas_full(old, nv, loc);
+        annotate_rmw(lk::mb, old, nv);
+        T o = old.value();
+        const bool ok = a.v_.cas_full(o, nv.value(), loc);
+        return cas_result(ok, old, o);
     }
     template <class T>
-    static bool try_cmpxchg_acquire(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, engine::acquire, loc);
+    static bool try_cmpxchg_acquire(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        return cas(a, old, nv, engine::acquire, lk::acquire, loc);
     }
     template <class T>
-    static bool try_cmpxchg_release(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, engine::release, loc);
+    static bool try_cmpxchg_release(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        return cas(a, old, nv, engine::release, lk::release, loc);
     }
     template <class T>
-    static bool try_cmpxchg_relaxed(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
-        return cas(a, old, nv, engine::relaxed, loc);
+    static bool try_cmpxchg_relaxed(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        return cas(a, old, nv, engine::relaxed, lk::once, loc);
     }
     // CPU-local CAS: one instruction on this CPU (no delivery point inside), but against other
     // CPUs a separate read and write with a scheduling point between them.
     template <class T>
-    static bool try_cmpxchg_local(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+    static bool try_cmpxchg_local(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         k().point(loc);
         return local_cas(a, old, nv, "try_cmpxchg_local", loc);
     }
-    static void smp_mb(src_loc loc = {}) { fence(engine::seq_cst, loc); }
-    static void smp_rmb(src_loc loc = {}) { fence(engine::acquire, loc); }
-    static void smp_wmb(src_loc loc = {}) { fence(engine::release, loc); }
+    // The LKMM's own fences (f_mb, f_rmb, f_wmb), not C11's: RC11 and SC keep the C11 fences.
+    static void smp_mb(src_loc loc = {}) { fence(engine::seq_cst, lk::f_mb, loc); }
+    static void smp_rmb(src_loc loc = {}) { fence(engine::acquire, lk::f_rmb, loc); }
+    static void smp_wmb(src_loc loc = {}) { fence(engine::release, lk::f_wmb, loc); }
 
+    // Plain accesses are graph events under the LKMM: the value read comes from the write it
+    // reads (its dependencies travel through reads-from), and a plain write's data is declared.
     template <class T>
-    static T plain_read(const cell<T>& c, src_loc loc = {}) {
-        return c.v_.read(loc);
+    static val<T> plain_read(const cell<T>& c, src_loc loc = {}) {
+        engine::annotate(lk::automatic);
+        const T v = c.v_.read(loc);
+        return val<T>(v, model::dep_set::last_read());
     }
     template <class T>
-    static void plain_write(cell<T>& c, T v, src_loc loc = {}) {
-        c.v_.write(v, loc);
+    static void plain_write(cell<T>& c, same<val<T>> v, src_loc loc = {}) {
+        annotate_data(lk::automatic, {}, v.deps());
+        c.v_.write(v.value(), loc);
     }
     template <class T>
     static T peek(const atomic<T>& a) {
         return a.v_.peek();
+    }
+
+    // ----- dependencies (the real build: the plain types and statements) -----
+    // The guard of a control dependency: `if (auto c = Env::when(cond))` (tracked.hpp).
+    static model::ctrl_scope when(const val<bool>& cond) { return model::ctrl_scope(cond); }
+    // A value leaves the tracked world (the engine treats every later event as dependent on it).
+    template <class T>
+    static T raw(const val<T>& v) {
+        return v.raw();
+    }
+    // array[index] with an address dependency on the index's reads.
+    template <class A, class I>
+    static model::addressed<A> at(A* array, const I& index) {
+        return {array[model::tracked_detail::value_of(index)],
+                model::tracked_detail::deps_of(index)};
     }
 
     // ----- CPUs -----
@@ -176,87 +224,90 @@ struct model_env {
     static void preempt_enable(src_loc = {}) { k().preempt_enable(); }
 
     // ----- per-CPU operations -----
+    // The LKMM has no CPU-local operations. Each is a pair of ONCE accesses here: irq-safe on
+    // this CPU (no delivery point between them) but unordered against other CPUs, as the kernel
+    // documents the this_cpu ops; an RMW's write has a data dependency on its read.
     template <class T>
-    static T this_cpu_read(const percpu<T>& p, src_loc loc = {}) {
-        k().point(loc);
-        return mine(p).v_.load(engine::relaxed, loc);
+    static val<T> this_cpu_read(const percpu<T>& p, src_loc loc = {}) {
+        k().point(loc);  // first: a migration there changes which slot is mine
+        return load_here(mine(p), {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void this_cpu_write(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_write(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
-        mine(p).v_.store(v, engine::relaxed, loc);
+        store_here(mine(p), {}, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void this_cpu_add(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_add(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
         local_add(mine(p), v, "this_cpu_add", false, loc);
     }
     template <class T>
-    static void this_cpu_sub(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_sub(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
-        local_add(mine(p), static_cast<T>(T{0} - v), "this_cpu_sub", false, loc);
+        local_add(mine(p), val<T>(T{0} - v), "this_cpu_sub", false, loc);
     }
     template <class T>
-    static bool this_cpu_try_cmpxchg(percpu<T>& p, T& old, T nv, src_loc loc = {}) {
+    static bool this_cpu_try_cmpxchg(percpu<T>& p, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         k().point(loc);
         return local_cas(mine(p), old, nv, "this_cpu_try_cmpxchg", loc);
     }
     template <class T>
-    static T this_cpu_read_nocheck(const percpu<T>& p, src_loc loc = {}) {
+    static val<T> this_cpu_read_nocheck(const percpu<T>& p, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_read()", loc);
-        return mine(p).v_.load(engine::relaxed, loc);
+        return load_here(mine(p), {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void this_cpu_write_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_write_nocheck(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_write()", loc);
-        mine(p).v_.store(v, engine::relaxed, loc);
+        store_here(mine(p), {}, v, lk::once, engine::relaxed, loc);
     }
     // The generic __this_cpu RMWs: a read and a write that an interrupt on this CPU can split.
     template <class T>
-    static void this_cpu_add_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_add_nocheck(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_add()", loc);
         local_add(mine(p), v, "__this_cpu_add", true, loc);
     }
     template <class T>
-    static void this_cpu_sub_nocheck(percpu<T>& p, T v, src_loc loc = {}) {
+    static void this_cpu_sub_nocheck(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_sub()", loc);
-        local_add(mine(p), static_cast<T>(T{0} - v), "__this_cpu_sub", true, loc);
+        local_add(mine(p), val<T>(T{0} - v), "__this_cpu_sub", true, loc);
     }
     template <class T>
-    static bool this_cpu_try_cmpxchg_nocheck(percpu<T>& p, T& old, T nv, src_loc loc = {}) {
+    static bool this_cpu_try_cmpxchg_nocheck(percpu<T>& p, val<T>& old, same<val<T>> nv,
+                                             src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_cmpxchg()", loc);
         atomic<T>& a = mine(p);
         k().local_rmw_begin(a.local_, "__this_cpu_cmpxchg", loc);
-        const T cur = a.v_.load(engine::relaxed, loc);
+        const val<T> cur = load_here(a, {}, lk::once, engine::relaxed, loc);
         k().point(loc);  // generic form: an interrupt may land between the read and the write
-        const bool ok = cur == old;
+        const bool ok = cur.value() == old.value();
         if (ok)
-            a.v_.store(nv, engine::relaxed, loc);
+            store_here(a, {}, with_deps(nv, cur), lk::once, engine::relaxed, loc);
         else
             old = cur;
         k().local_rmw_end(a.local_);
+        cur.deps().leave();  // two events, not the engine's cas: what follows depends on `ok`
         return ok;
     }
     template <class T>
-    static T raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
-        k().point(loc);
-        return mine(p).v_.load(engine::relaxed, loc);
+    static val<T> raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
+        k().point(loc);  // first: a migration there changes which slot is mine
+        return load_here(mine(p), {}, lk::once, engine::relaxed, loc);
     }
-    // Remote plain word accesses (modeling assumption: untorn, hence relaxed atomics).
+    // Remote plain word accesses (modeling assumption: untorn, hence ONCE; relaxed atomics).
     template <class T>
-    static T per_cpu_read(const percpu<T>& p, unsigned cpu, src_loc loc = {}) {
-        k().point(loc);
-        return p.slots_[cpu].v_.load(engine::relaxed, loc);
+    static val<T> per_cpu_read(const percpu<T>& p, unsigned cpu, src_loc loc = {}) {
+        return load(p.slots_[cpu], {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
-    static void per_cpu_write(percpu<T>& p, unsigned cpu, T v, src_loc loc = {}) {
-        k().point(loc);
-        const_cast<percpu<T>&>(p).slots_[cpu].v_.store(v, engine::relaxed, loc);
+    static void per_cpu_write(percpu<T>& p, unsigned cpu, same<val<T>> v, src_loc loc = {}) {
+        store(p.slots_[cpu], {}, v, lk::once, engine::relaxed, loc);
     }
 
     // ----- locks: raw_spin_lock disables preemption, as in the kernel -----
@@ -286,8 +337,9 @@ struct model_env {
     // The engine's leak-checked heap (Relacy: model/kernel/heap.hpp; dpor: the engine's arenas).
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) { return engine::alloc(bytes, loc); }
     static void kfree(void* p, src_loc loc = {}) { engine::free(p, loc); }
-    static bool warn_once(bool cond, const char* what, src_loc loc = {}) {
-        if (cond) k().warn(what, loc);
+    // The condition comes back as it went in: a branch on it is the caller's (Env::when).
+    static val<bool> warn_once(const val<bool>& cond, const char* what, src_loc loc = {}) {
+        if (cond.value()) k().warn(what, loc);
         return cond;
     }
     // A spin-loop iteration (Relacy: a yield; dpor: a failed iteration, see dpor/README.md).
@@ -329,34 +381,91 @@ private:
     static atomic<T>& mine(const percpu<T>& p) {
         return const_cast<percpu<T>&>(p).slots_[k().current_cpu()];
     }
-    template <class T>
-    static bool cas(atomic<T>& a, T& old, T nv, engine::order mo, src_loc loc) {
-        k().point(loc);
-        return a.v_.cas(old, nv, mo, engine::relaxed, loc);
-    }
-    static void fence(engine::order mo, src_loc loc) {
-        k().point(loc);
-        engine::fence(mo, loc);
+    static void annotate_data(lk kind, const model::dep_set& addr, const model::dep_set& data) {
+        std::size_t na = 0, nd = 0;
+        const model::dep_set::id* a = addr.here(na);
+        const model::dep_set::id* d = data.here(nd);
+        engine::annotate(kind, a, na, d, nd);
     }
     template <class T>
-    static bool local_cas(atomic<T>& a, T& old, T nv, const char* what, src_loc loc) {
-        k().local_rmw_begin(a.local_, what, loc);
-        const T cur = a.v_.load(engine::relaxed, loc);
-        // The engine may run another CPU here: the store below is not SMP-atomic with the load.
-        const bool ok = cur == old;
-        if (ok)
-            a.v_.store(nv, engine::relaxed, loc);
-        else
-            old = cur;
-        k().local_rmw_end(a.local_);
+    static val<T> with_deps(val<T> v, const val<T>& from) {
+        model::dep_set d = v.deps();
+        d.merge(from.deps());
+        return val<T>(v.value(), d);
+    }
+    // An access after its delivery point: the primitive and dependencies, then the engine.
+    template <class T>
+    static val<T> load(const atomic<T>& a, const model::dep_set& addr, lk kind, engine::order mo,
+                       src_loc loc) {
+        k().point(loc);
+        return load_here(a, addr, kind, mo, loc);
+    }
+    template <class T>
+    static val<T> load_here(const atomic<T>& a, const model::dep_set& addr, lk kind,
+                            engine::order mo, src_loc loc) {
+        annotate_data(kind, addr, {});
+        const T v = a.v_.load(mo, loc);
+        return val<T>(v, model::dep_set::last_read());
+    }
+    template <class T>
+    static void store(atomic<T>& a, const model::dep_set& addr, const val<T>& v, lk kind,
+                      engine::order mo, src_loc loc) {
+        k().point(loc);
+        store_here(a, addr, v, kind, mo, loc);
+    }
+    template <class T>
+    static void store_here(atomic<T>& a, const model::dep_set& addr, const val<T>& v, lk kind,
+                           engine::order mo, src_loc loc) {
+        annotate_data(kind, addr, v.deps());
+        a.v_.store(v.value(), mo, loc);
+    }
+    // A cas's write depends on the expected and the new value (its existence and its data).
+    template <class T>
+    static void annotate_rmw(lk kind, const val<T>& old, const val<T>& nv) {
+        annotate_data(kind, {}, with_deps(nv, old).deps());
+    }
+    // On failure `old` is the value read: tracked, from the cas's read.
+    template <class T>
+    static bool cas_result(bool ok, val<T>& old, T read) {
+        if (!ok) old = val<T>(read, model::dep_set::last_read());
         return ok;
     }
     template <class T>
-    static void local_add(atomic<T>& a, T v, const char* what, bool splittable, src_loc loc) {
+    static bool cas(atomic<T>& a, val<T>& old, const val<T>& nv, engine::order mo, lk kind,
+                    src_loc loc) {
+        k().point(loc);
+        annotate_rmw(kind, old, nv);
+        T o = old.value();
+        const bool ok = a.v_.cas(o, nv.value(), mo, engine::relaxed, loc);
+        return cas_result(ok, old, o);
+    }
+    static void fence(engine::order mo, lk kind, src_loc loc) {
+        k().point(loc);
+        engine::annotate(kind);
+        engine::fence(mo, loc);
+    }
+    template <class T>
+    static bool local_cas(atomic<T>& a, val<T>& old, const val<T>& nv, const char* what,
+                          src_loc loc) {
         k().local_rmw_begin(a.local_, what, loc);
-        const T cur = a.v_.load(engine::relaxed, loc);
+        const val<T> cur = load_here(a, {}, lk::once, engine::relaxed, loc);
+        // The engine may run another CPU here: the store below is not SMP-atomic with the load.
+        const bool ok = cur.value() == old.value();
+        if (ok)
+            store_here(a, {}, with_deps(with_deps(nv, old), cur), lk::once, engine::relaxed, loc);
+        else
+            old = cur;
+        k().local_rmw_end(a.local_);
+        cur.deps().leave();  // two events, not the engine's cas: what follows depends on `ok`
+        return ok;
+    }
+    template <class T>
+    static void local_add(atomic<T>& a, const val<T>& v, const char* what, bool splittable,
+                          src_loc loc) {
+        k().local_rmw_begin(a.local_, what, loc);
+        const val<T> cur = load_here(a, {}, lk::once, engine::relaxed, loc);
         if (splittable) k().point(loc);
-        a.v_.store(static_cast<T>(cur + v), engine::relaxed, loc);
+        store_here(a, {}, val<T>(cur + v), lk::once, engine::relaxed, loc);
         k().local_rmw_end(a.local_);
     }
 };

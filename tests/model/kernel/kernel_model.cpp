@@ -33,7 +33,7 @@ struct irq_window : scenario_base {
         E::set_nmi_handler(0, on_interrupt, this);
     }
     static void on_interrupt(unsigned, void* self) {
-        const int v = E::read_once(static_cast<irq_window*>(self)->a);
+        const int v = E::read_once(static_cast<irq_window*>(self)->a).raw();
         expect(v != 1, "interrupted-section", "interrupt saw the intermediate value");
     }
     void task(unsigned) {
@@ -80,7 +80,7 @@ struct local_cas_counter : scenario_base {
         ++s->expected;
     }
     void inc(bool local) {
-        unsigned old = E::read_once(x);
+        E::val<unsigned> old = E::read_once(x);
         // A failed cas has reloaded old: retry with it until one succeeds.
         if (local)
             while (!E::try_cmpxchg_local(x, old, old + 1)) continue;
@@ -109,7 +109,7 @@ struct stale_cpu : scenario_base {
     void body() {
         const unsigned cpu = E::raw_smp_processor_id();
         E::this_cpu_add(p, 1L);
-        const long mine = E::per_cpu_read(p, cpu);
+        const long mine = E::per_cpu_read(p, cpu).raw();
         expect(mine == 1, "stale-cpu", "the add did not land on cpu%u read before it", cpu);
     }
     void task(unsigned t) {
@@ -191,7 +191,7 @@ struct local_cas_undeclared : scenario_base {
     explicit local_cas_undeclared(const params& p) : mode(p.mode) {}
     void task(unsigned t) {
         if (mode == 1 && t == 1) return;
-        unsigned old = E::read_once(x);
+        E::val<unsigned> old = E::read_once(x);
         while (!E::try_cmpxchg_local(x, old, old + 1)) continue;
     }
 };
@@ -225,7 +225,7 @@ struct invariant_access : scenario_base {
     explicit invariant_access(const params& p) : mode(p.mode) {}
     void task(unsigned) { E::write_once(a, 1); }
     void invariant() {
-        const int v = mode == 0 ? E::read_once(a) : E::peek(a);
+        const int v = mode == 0 ? E::read_once(a).raw() : E::peek(a);
         expect(v == 0 || v == 1, "invariant", "a = %d", v);
     }
 };
@@ -250,7 +250,7 @@ struct irq_while_spinning : scenario_base {
     void task(unsigned t) {
         if (t == 0) {
             E::spin_lock(lock);
-            const int seen = E::read_once(irq_in_wait);
+            const int seen = E::read_once(irq_in_wait).raw();
             E::spin_unlock(lock);
             expect(seen == 0, "irq-while-spinning", "cpu1 took an IRQ while waiting for the lock");
             return;
@@ -282,7 +282,7 @@ struct back_to_back_irqs : scenario_base {
     explicit back_to_back_irqs(const params&) { E::set_irq_handler(0, on_irq, this); }
     static void on_irq(unsigned, void* self) {
         auto* s = static_cast<back_to_back_irqs*>(self);
-        if (E::read_once(s->a) == 1) ++s->in_window;
+        if (E::read_once(s->a).raw() == 1) ++s->in_window;
         expect(s->in_window < 2, "back-to-back", "two IRQs in the window between two writes");
     }
     void task(unsigned) {
@@ -305,7 +305,7 @@ struct bad_program : scenario_base {
     void task(unsigned t) {
         if (mode == 0) {
             if (t == 0)
-                while (E::read_once(a) == 0) {
+                while (E::read_once(a).raw() == 0) {
                 }
             return;
         }

@@ -35,10 +35,10 @@ struct message_passing : scenario_base {
             else
                 E::write_once(flag, 1);
         } else {
-            const int f = ord == order::rel_acq ? E::load_acquire(flag) : E::read_once(flag);
+            const auto f = ord == order::rel_acq ? E::load_acquire(flag) : E::read_once(flag);
             if (ord == order::fences) E::smp_rmb();
-            const int d = E::read_once(data);
-            expect(!(f == 1 && d == 0), "weak-outcome", "MP: flag=1 but data=0");
+            const int d = E::read_once(data).raw();
+            expect(!(f.raw() == 1 && d == 0), "weak-outcome", "MP: flag=1 but data=0");
         }
     }
 };
@@ -54,7 +54,7 @@ struct store_buffering : scenario_base {
     void task(unsigned t) {
         E::write_once(t == 0 ? x : y, 1);
         if (ord == order::fences) E::smp_mb();
-        r[t] = E::read_once(t == 0 ? y : x);
+        r[t] = E::read_once(t == 0 ? y : x).raw();
     }
     void after() { expect(!(r[0] == 0 && r[1] == 0), "weak-outcome", "SB: both read 0"); }
 };
@@ -70,8 +70,8 @@ struct coherence_rr : scenario_base {
             E::write_once(x, 1);
             E::write_once(x, 2);
         } else {
-            const int a = E::read_once(x);
-            const int b = E::read_once(x);
+            const int a = E::read_once(x).raw();
+            const int b = E::read_once(x).raw();
             expect(!(a == 2 && b == 1), "weak-outcome", "CoRR: read 2 then 1");
             expect(!(a > 0 && b == 0), "weak-outcome", "CoRR: read %d then 0", a);
         }
@@ -87,7 +87,7 @@ struct load_buffering : scenario_base {
     int r[2] = {-1, -1};
     explicit load_buffering(const params&) {}
     void task(unsigned t) {
-        r[t] = E::read_once(t == 0 ? x : y);
+        r[t] = E::read_once(t == 0 ? x : y).raw();
         E::write_once(t == 0 ? y : x, 1);
     }
     void after() { expect(!(r[0] == 1 && r[1] == 1), "weak-outcome", "LB: both read 1"); }
@@ -108,8 +108,8 @@ struct two_stores_back : scenario_base {
             E::write_once(x, 3);
             E::write_once(done, 1);
         } else {
-            while (E::read_once(done) == 0) E::cpu_relax();
-            const int v = E::read_once(x);
+            while (E::read_once(done).raw() == 0) E::cpu_relax();
+            const int v = E::read_once(x).raw();
             expect(v >= 2, "weak-outcome", "read x=%d, two or more stores behind", v);
         }
     }
@@ -153,7 +153,7 @@ struct s_shape : scenario_base {
             else
                 E::write_once(y, 1);
         } else {
-            r = ord == order::rel_acq ? E::load_acquire(y) : E::read_once(y);
+            r = (ord == order::rel_acq ? E::load_acquire(y) : E::read_once(y)).raw();
             E::write_once(x, 1);
         }
     }
@@ -176,14 +176,14 @@ struct wrc_wmb_rmb : scenario_base {
         if (t == 0) {
             E::write_once(x, 1);
         } else if (t == 1) {
-            if (E::read_once(x) == 1) {
+            if (E::read_once(x).raw() == 1) {
                 E::smp_wmb();
                 E::write_once(y, 1);
             }
         } else {
-            const int r1 = E::read_once(y);
+            const int r1 = E::read_once(y).raw();
             E::smp_rmb();
-            const int r2 = E::read_once(x);
+            const int r2 = E::read_once(x).raw();
             expect(!(r1 == 1 && r2 == 0), "weak-outcome", "WRC+wmb+rmb: y=1 but x=0");
         }
     }
@@ -203,13 +203,13 @@ struct cmpxchg_fail_unordered : scenario_base {
     void task(unsigned t) {
         if (t == 0) {
             E::write_once(x, 1);
-            int expected = 1;
+            E::val<int> expected = 1;
             (void)E::try_cmpxchg(z, expected, 2);  // z is 0: fails
-            r[0] = E::read_once(y);
+            r[0] = E::read_once(y).raw();
         } else {
             E::write_once(y, 1);
             E::smp_mb();
-            r[1] = E::read_once(x);
+            r[1] = E::read_once(x).raw();
         }
     }
     void after() {

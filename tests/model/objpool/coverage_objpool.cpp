@@ -44,7 +44,7 @@ using E = model_env;
 // its ordering: the freeing CPU no longer acquires the other holders' releases.
 struct env_ref_zero_relaxed : model_env {
     template <class T>
-    static bool try_cmpxchg(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+    static bool try_cmpxchg(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         return model_env::try_cmpxchg_relaxed(a, old, nv, loc);
     }
 };
@@ -53,7 +53,7 @@ struct env_ref_zero_relaxed : model_env {
 // release cas of a slot's head (a u32) keeps its order.
 struct env_ref_dec_relaxed : model_env {
     template <class T>
-    static bool try_cmpxchg_release(atomic<T>& a, T& old, T nv, src_loc loc = {}) {
+    static bool try_cmpxchg_release(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         if constexpr (std::is_same_v<T, int>)
             return model_env::try_cmpxchg_relaxed(a, old, nv, loc);
         else

@@ -114,7 +114,7 @@ struct objpool_scenario : scenario_base {
         state[i] = where::held;
         if (p.payload) {
             object* obj = objs[i];
-            const unsigned seen = E::plain_read(obj->payload);
+            const unsigned seen = E::plain_read(obj->payload).raw();  // the check's own
             expect(seen == expected_payload[i], "stale-payload",
                    "object %d payload %u, its last holder wrote %u", i, seen, expected_payload[i]);
             const unsigned token = ++next_token;
