@@ -92,8 +92,11 @@ int cmd_run(const run_options& o) {
         std::string engines;
         for (const model::check_engine& e : c.engines)
             engines += (engines.empty() ? "" : ", ") + e.name;
+        std::string why;
+        if (o.engine == "dpor-lkmm")
+            why = "; dpor-lkmm runs only checks written for the LKMM: model/ASSUMPTIONS.md";
         throw usage_error("check " + c.name + " cannot run on engine '" + o.engine +
-                          "' (it runs on: " + engines + ")");
+                          "' (it runs on: " + engines + why + ")");
     }
     check_writable(o.save_replay);
     job j{&c, o.engine, {}};

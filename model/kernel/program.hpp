@@ -53,6 +53,9 @@ private:
 struct engine_runner {
     const char* name;
     verdict (*run)(const program& prog, const search_spec& spec);
+    // Offered only to scenarios that declare `static constexpr bool lkmm_ready = true`
+    // (scenario.hpp): an LKMM engine, under which reads may take values of later writes.
+    bool needs_lkmm_ready = false;
 };
 
 }  // namespace KVERIFY_ENGINE_NS

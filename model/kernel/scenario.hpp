@@ -8,6 +8,10 @@
 //   void task(unsigned t);                       // the body of task t (starts on its CPU)
 //   void invariant();                            // optional: checked between steps (peek only)
 //   void after();                                // optional: checked at quiescence
+//   static constexpr bool lkmm_ready = true;     // optional: the check may run on dpor-lkmm
+// lkmm_ready says the check means something under load buffering, where a read may take the
+// value of a write that runs later: no invariant() (it would judge values mid-flight), its own
+// bookkeeping derived only from what its task read, and its values tracked (tracked.hpp).
 // It is written against model_env and the kernel only, never an engine: each scenario file is
 // built once per engine (model/engines/engine.hpp) and registers its checks for that build's
 // engines. Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
@@ -20,6 +24,7 @@
 
 #include <new>
 #include <stdexcept>
+#include <type_traits>
 
 #include "model/check/registry.hpp"
 #include "model/kernel/kernel.hpp"
@@ -87,15 +92,23 @@ program program_of(const typename Scenario::params& p) {
     return prog;
 }
 
+template <class S, class = void>
+struct is_lkmm_ready : std::false_type {};
+template <class S>
+struct is_lkmm_ready<S, std::void_t<decltype(S::lkmm_ready)>> : std::bool_constant<S::lkmm_ready> {
+};
+
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
     check c{std::move(name),   std::move(algorithm), std::move(variant),
             std::move(config), budgets_of(p.kernel), {}};
-    for (const engine_runner& r : engine_runners)
+    for (const engine_runner& r : engine_runners) {
+        if (r.needs_lkmm_ready && !is_lkmm_ready<Scenario>::value) continue;
         c.engines.push_back({r.name, [p, run = r.run](const search_spec& s) {
                                  return run(program_of<Scenario>(p), s);
                              }});
+    }
     register_check(std::move(c));
 }
 

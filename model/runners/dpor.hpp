@@ -20,7 +20,7 @@ verdict run_dpor_lkmm(const program& prog, const search_spec& spec);
 
 // The engines of this build (scenario.hpp registers every check with each).
 inline constexpr engine_runner engine_runners[] = {
-    {"dpor-rc11", &run_dpor_rc11}, {"dpor-sc", &run_dpor_sc}, {"dpor-lkmm", &run_dpor_lkmm}};
+    {"dpor-rc11", &run_dpor_rc11}, {"dpor-sc", &run_dpor_sc}, {"dpor-lkmm", &run_dpor_lkmm, true}};
 
 }  // namespace eng_dpor
 }  // namespace kverify::model

@@ -23,6 +23,7 @@ struct dep_params {
 // (the written value computed from the read, always 1) the LKMM forbids both reads seeing 1.
 struct lb_data : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;
     dep kind;
     E::atomic<int> x{0}, y{0};
@@ -52,6 +53,7 @@ struct lb_data : scenario_base {
 // read (forbidden: index 1 with data 0); read at a fixed position it has none (allowed).
 struct mp_addr : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;
     dep kind;
     E::atomic<int> data[2];
@@ -77,6 +79,7 @@ struct mp_addr : scenario_base {
 // after the if is not (the LKMM ends a control dependency with the if statement).
 struct lb_ctrl : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;
     dep kind;
     E::atomic<int> x{0}, y{0}, z{0};

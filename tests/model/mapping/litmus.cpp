@@ -22,6 +22,7 @@ struct litmus_params {
 // MP: T0 writes data then flag; T1 reads flag then data. Forbidden: flag seen, data not.
 struct message_passing : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     order ord;
     E::atomic<int> data{0}, flag{0};
@@ -46,6 +47,7 @@ struct message_passing : scenario_base {
 // SB: each task writes its variable then reads the other's. Forbidden: both read 0.
 struct store_buffering : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     order ord;
     E::atomic<int> x{0}, y{0};
@@ -62,6 +64,7 @@ struct store_buffering : scenario_base {
 // CoRR: two reads of one location by one task never go backwards in its modification order.
 struct coherence_rr : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     E::atomic<int> x{0};
     explicit coherence_rr(const params&) {}
@@ -82,6 +85,7 @@ struct coherence_rr : scenario_base {
 // Relacy never produces it (it has no load buffering): a known limit, pinned as "pass".
 struct load_buffering : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     E::atomic<int> x{0}, y{0};
     int r[2] = {-1, -1};
@@ -98,6 +102,7 @@ struct load_buffering : scenario_base {
 // one store older than the newest, its random scheduler up to two.
 struct two_stores_back : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     E::atomic<int> x{0}, done{0};
     explicit two_stores_back(const params&) {}
@@ -121,6 +126,7 @@ struct two_stores_back : scenario_base {
 // never produces it (a pinned limit); forbidden with smp_mb between the writes.
 struct two_plus_two_w : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     order ord;
     E::atomic<int> x{0}, y{0};
@@ -140,6 +146,7 @@ struct two_plus_two_w : scenario_base {
 // limit as 2+2W); forbidden with release/acquire on y.
 struct s_shape : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     order ord;
     E::atomic<int> x{0}, y{0};
@@ -169,6 +176,7 @@ struct s_shape : scenario_base {
 // kernel's (model/ASSUMPTIONS.md): pinned as "pass" on every engine.
 struct wrc_wmb_rmb : scenario_base {
     static constexpr unsigned tasks = 3;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     E::atomic<int> x{0}, y{0};
     explicit wrc_wmb_rmb(const params&) {}
@@ -196,6 +204,7 @@ struct wrc_wmb_rmb : scenario_base {
 // outcome and orders the failed cmpxchg: pinned as its limit ("pass" there).
 struct cmpxchg_fail_unordered : scenario_base {
     static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
     E::atomic<int> x{0}, y{0}, z{0};
     int r[2] = {-1, -1};
