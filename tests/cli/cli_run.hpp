@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What the command-line tests share (tests/cli/*_test.cpp): running the kverify binary and
+// collecting its output and exit status, files, a fixture with a scratch directory and small
+// verdict tables, result rows, and the check of a one-line usage error.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+// inline: each test file uses some of them.
+namespace {
+
+using json = nlohmann::json;
+
+const char* const small_rows = "^(kernel|litmus)/";
+
+struct result {
+    int status = -1;
+    std::string out, err;
+};
+
+// Runs kverify with `args`, stdin closed, and collects stdout, stderr and the exit status.
+inline result kverify(const std::vector<std::string>& args) {
+    int out[2], err[2];
+    if (::pipe(out) != 0 || ::pipe(err) != 0) std::abort();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(out[1], 1);
+        ::dup2(err[1], 2);
+        const int null = ::open("/dev/null", O_RDONLY);
+        ::dup2(null, 0);
+        ::close(out[0]);
+        ::close(err[0]);
+        std::vector<char*> argv{const_cast<char*>(KVERIFY_BIN)};
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(KVERIFY_BIN, argv.data());
+        ::_exit(127);
+    }
+    ::close(out[1]);
+    ::close(err[1]);
+    result r;
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        ::poll(fds, 2, -1);
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            char buf[65536];
+            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                (i == 0 ? r.out : r.err).append(buf, std::size_t(n));
+            } else {
+                ::close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    int ws = 0;
+    ::waitpid(pid, &ws, 0);
+    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return r;
+}
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline void spit(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+class cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/kverify-cli-XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override {
+        if (!HasFailure()) std::system(("rm -rf '" + dir_ + "'").c_str());
+    }
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+    // A table of the given rows of the real one (check \t engine \t search ... as there),
+    // with a comment on top; `edit` may change a row's fields.
+    std::string small_table(const std::string& name, const std::vector<std::string>& checks) {
+        std::istringstream in(slurp(KVERIFY_TABLE));
+        std::string text = "# SPDX-License-Identifier: GPL-2.0-only\n# a test table\n\n", line;
+        for (const std::string& c : checks) {
+            std::istringstream again(slurp(KVERIFY_TABLE));
+            bool found = false;
+            while (std::getline(again, line))
+                if (line.rfind(c + "\t", 0) == 0) {
+                    text += line + "\n";
+                    found = true;
+                    break;
+                }
+            EXPECT_TRUE(found) << c;
+        }
+        text += "# trailing comment\n";
+        spit(path(name), text);
+        return path(name);
+    }
+
+    std::string dir_;
+};
+
+inline json rows_of(const std::string& json_path) {
+    const json j = json::parse(slurp(json_path));
+    EXPECT_EQ(j.at("kverify_results"), 1);
+    return j.at("rows");
+}
+
+inline std::string key_of(const json& row) {
+    return row.at("check").get<std::string>() + " " + row.at("engine").get<std::string>() + " " +
+           row.at("search").get<std::string>();
+}
+
+inline void expect_usage_error(const result& r, const std::string& message) {
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line: " << r.err;
+    EXPECT_EQ(r.err.rfind("kverify: ", 0), 0u) << r.err;
+}
+
+}  // namespace
