@@ -130,6 +130,7 @@ struct parser {
         a->add_flag("--allow-count-changed", to.allow_count_changed,
                     "count-changed rows are reported but do not fail");
         a->add_flag("--trace", to.traces, "print the trace of every violation, expected or not");
+        a->add_flag("--rows", to.rows, "print every row's line, not only the summary");
     }
 
     parser() {
