@@ -192,6 +192,8 @@ struct parser {
         add_engine(r, run.engine, "the engine (default: relacy)");
         add_budget(r, run.budget);
         r->add_flag("--no-shrink", run.no_shrink, "print the counterexample as first found");
+        r->add_option("--graph", run.graph, "draw the counterexample: FILE.dot, .svg or .png")
+            ->type_name("FILE");
         r->add_option("--save-replay", run.save_replay, "save the counterexample for 'replay'")
             ->type_name("FILE");
         r->add_flag("--raw-trace", run.raw_trace, "the engine's trace as it is, uncleaned");

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Tests of what a counterexample says: traces that name memory by its role and print the same
-// text in every process and run.
+// text in every process and run, and the same counterexample drawn as an execution graph.
+#include <cstdlib>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -64,6 +66,70 @@ TEST_F(cli_trace, dpor_traces_name_memory_by_role_and_print_the_same_text_in_eve
     const result p = kverify({"replay", path("f1.json")});
     EXPECT_EQ(p.status, 1) << p.out << p.err;
     EXPECT_NE(p.out.find("the trace is identical"), std::string::npos) << p.out;
+}
+
+TEST_F(cli_trace, run_draws_the_counterexample_as_an_execution_graph) {
+    const result r = kverify({"run", "pcpu_stat/mut-read-write/irq1-mig0", "--engine", "dpor-rc11",
+                              "--no-shrink", "--graph", path("g.dot")});
+    ASSERT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("graph written to " + path("g.dot")), std::string::npos) << r.out;
+    const std::string dot = slurp(path("g.dot"));
+    // The same events as the text trace: every numbered line is a node.
+    std::istringstream trace(r.out);
+    int nodes = 0;
+    for (std::string line; std::getline(trace, line);) {
+        if (line.rfind("[", 0) != 0) continue;
+        const std::string id = line.substr(1, line.find(']') - 1);
+        EXPECT_NE(dot.find("  e" + id + " [label=\"[" + id + "] "), std::string::npos) << line;
+        ++nodes;
+    }
+    EXPECT_GE(nodes, 15);
+    for (const char* part :
+         {"digraph counterexample {", "label=\"cpu1\"", "label=\"task T1\"", "label=\"irq\"",
+          "setup [label=\"setup: the scenario",
+          // T1 reads its own store [30] at [32]; the IRQ's store [36] follows [30] in co
+          "e30 -> e32 [label=\"rf\"", "e30 -> e36 [label=\"co stat[cpu1]\"",
+          "e42 [label=\"[42] violation: lost-update", "inc  impl/pcpu_stat.hpp:30",
+          "e28 [label=\"[28] load stat[cpu1] -> 0 (reads [8]"})
+        EXPECT_NE(dot.find(part), std::string::npos) << part << " not in\n" << dot;
+    EXPECT_NE(dot.find("e42 [label=\"[42] violation"), std::string::npos);
+    EXPECT_NE(dot.find("label=\"harness\""), std::string::npos) << dot;
+    EXPECT_NE(dot.find("\\nafter  tests/model/pcpu_stat/pcpu_stat.cpp:39\", fillcolor=\"#f4b6b6\""),
+              std::string::npos)
+        << "the violation is marked:\n"
+        << dot;
+    EXPECT_NE(
+        dot.find("NOT THE NEWEST), relaxed\\ninc  impl/pcpu_stat.hpp:29\", color=\"#c07000\""),
+        std::string::npos)
+        << "a read of an older write is marked:\n"
+        << dot;
+    // the IRQ's events sit in a cluster nested in T1's
+    const std::size_t task = dot.find("label=\"task T1\""), irq = dot.find("label=\"irq\"");
+    EXPECT_LT(task, irq);
+    EXPECT_LT(irq, dot.find("e35 [label="));
+
+    // Relacy: the events, program order and the marks, from its history.
+    const result rl = kverify({"run", "objpool/v6.15/c2-o1-np", "--search", "bounded:1",
+                               "--no-shrink", "--graph", path("relacy.dot")});
+    ASSERT_EQ(rl.status, 1) << rl.out << rl.err;
+    const std::string rdot = slurp(path("relacy.dot"));
+    EXPECT_NE(rdot.find("[NOT CURRENT]"), std::string::npos) << rdot;
+    EXPECT_NE(rdot.find("fillcolor=\"#ffe0a0\""), std::string::npos) << "the stale read is marked";
+    EXPECT_NE(rdot.find("color=red"), std::string::npos) << "the violation is marked";
+
+    // The twins: a file of another kind is refused before any search, and a picture needs
+    // Graphviz (rendered here when it is installed).
+    expect_usage_error(
+        kverify({"run", "pcpu_stat/mut-read-write/irq1-mig0", "--graph", path("g.txt")}),
+        "must end in .dot, .svg or .png");
+    if (std::system("command -v dot >/dev/null 2>&1") == 0) {
+        const result svg = kverify({"run", "pcpu_stat/mut-read-write/irq1-mig0", "--engine",
+                                    "dpor-rc11", "--graph", path("g.svg")});
+        ASSERT_EQ(svg.status, 1) << svg.out << svg.err;
+        const std::string pic = slurp(path("g.svg"));
+        EXPECT_NE(pic.find("<svg"), std::string::npos);
+        EXPECT_NE(pic.find("stat[cpu1]"), std::string::npos);
+    }
 }
 
 }  // namespace
