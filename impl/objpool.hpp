@@ -432,6 +432,7 @@ public:
     }
 
     // ----- introspection for checkers: never used by the algorithm -----
+    friend struct objpool_words;  // a checker's names for the pool's words in its traces
     int nr_objs() const { return nr_objs_; }
     std::uint32_t capacity() const { return capacity_; }
     unsigned nr_possible_cpus() const { return nr_possible_cpus_; }

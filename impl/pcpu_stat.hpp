@@ -46,6 +46,9 @@ public:
         return Env::raw(s);  // the caller's own value
     }
 
+    // Names the per-CPU words stat[cpuN] for a checker's traces (Env::name_as, model Envs only).
+    void name_words() const { Env::name_as(v_, "stat"); }
+
 private:
     typename Env::template percpu<long> v_;
 };

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "impl/common.hpp"
@@ -463,6 +464,14 @@ public:
     s32 batch() const { return Env::raw(Env::read_once(batch_)); }
     // The newest value of count, for invariants only.
     s64 peek_count() const { return Env::peek(count_); }
+    // Names the counter's words by role for a checker's traces (Env::name_as, model Envs only).
+    void name_words() const {
+        Env::name_as(lock_, "fbc->lock");
+        Env::name_as(count_, "fbc->count");
+        Env::name_as(counters_, "counters");
+        Env::name_as(batch_, "fbc->batch");
+        if constexpr (has_limited_seq) Env::name_as(limited_seq_, "fbc->limited_seq");
+    }
 
 private:
     template <class F>

@@ -141,6 +141,7 @@ struct run_info {
 
 struct report_options {
     bool traces = false;  // the trace of every violation, expected or not
+    bool rows = false;    // the line of every row (--rows), not only the summary
     bool allow_count_changed = false;
     std::string json, junit, markdown;  // result files to write, "" = none
 };
@@ -171,6 +172,21 @@ private:
 };
 
 std::string format_seconds(double s);  // "<1 ms", "12 ms", "3.45 s", "2m05s"
+
+// ----- the summary: one line per variant (summary.cpp) -----
+
+struct summary_row {
+    std::string check, algorithm, variant, engine;
+    std::string outcome;  // the verdict (verify) or the expected one (evidence)
+    std::string status;   // judge()'s, "ok" for evidence
+};
+// Per algorithm, one line per variant: sound or bad, and per model (SC, RC11, LKMM, Relacy) pass
+// or each violation class with the smallest configuration showing it; at most 80 columns.
+// `colour`: ANSI colours (colour_wanted()).
+std::string variant_summary(const std::vector<summary_row>& rows, bool colour);
+bool colour_wanted(int fd);  // fd is a terminal and NO_COLOR is unset or empty
+// The rows whose status is not ok, one short line each (verify's last lines); "" when none.
+std::string difference_list(const std::vector<row_result>& results);
 
 // ----- running checks (exec.cpp) -----
 

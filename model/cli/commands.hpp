@@ -51,10 +51,18 @@ int cmd_merge(const merge_options& o);
 
 struct run_options {
     std::string name, engine = "relacy", search = "exhaustive", save_replay;
+    std::string graph;  // --graph FILE.{dot,svg,png}
     search_budget budget;
     bool no_shrink = false, raw_trace = false, progress = false;
 };
 int cmd_run(const run_options& o);
+
+// The counterexample as an execution graph (graph.cpp), from the trace `run` prints: Graphviz
+// dot text; write_graph writes it as .dot, or renders .svg and .png with Graphviz's dot.
+std::string trace_graph(const std::string& trace, const std::string& engine,
+                        const std::string& title);
+void check_graph_file(const std::string& path);  // throws usage_error: not .dot, .svg or .png
+void write_graph(const std::string& path, const std::string& dot);
 
 struct replay_options {
     std::string file, check;  // check: which row of a --json result file

@@ -137,17 +137,31 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
     return out.str();
 }
 
+// The one-line-per-variant summary of verify (summary.cpp), from the table's expected verdicts,
+// as a block above the Markdown table.
+std::string evidence_summary(const table& t, const std::string& algorithm) {
+    std::vector<summary_row> rows;
+    for (const table_row& row : t.rows) {
+        const check& c = *model::find_check(row.check);
+        if (c.algorithm == algorithm)
+            rows.push_back({row.check, c.algorithm, c.variant, row.engine, row.expected, "ok"});
+    }
+    return "```\n" + variant_summary(rows, colour_wanted(1)) + "```\n\n";
+}
+
 }  // namespace
 
 int cmd_evidence(const evidence_options& o) {
     const table t = load_table(o.expected);
     if (!o.algorithm.empty()) {
-        std::cout << evidence_markdown(t, o.algorithm);
+        const std::string md = evidence_markdown(t, o.algorithm);  // checks the name first
+        std::cout << evidence_summary(t, o.algorithm) << md;
         return exit_ok;
     }
     bool first = true;
     for (const std::string& a : evidence_algorithms(t)) {
-        std::cout << (first ? "" : "\n") << "## " << a << "\n\n" << evidence_markdown(t, a);
+        const std::string md = evidence_markdown(t, a);
+        std::cout << (first ? "" : "\n") << "## " << a << "\n\n" << evidence_summary(t, a) << md;
         first = false;
     }
     return exit_ok;

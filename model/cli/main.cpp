@@ -160,6 +160,7 @@ struct parser {
         a->add_flag("--allow-count-changed", to.allow_count_changed,
                     "count-changed rows are reported but do not fail");
         a->add_flag("--trace", to.traces, "print the trace of every violation, expected or not");
+        a->add_flag("--rows", to.rows, "print every row's line, not only the summary");
     }
 
     parser() {
@@ -221,6 +222,8 @@ struct parser {
         add_engine(r, run.engine, "the engine (default: relacy)");
         add_budget(r, run.budget);
         r->add_flag("--no-shrink", run.no_shrink, "print the counterexample as first found");
+        r->add_option("--graph", run.graph, "draw the counterexample: FILE.dot, .svg or .png")
+            ->type_name("FILE");
         r->add_option("--save-replay", run.save_replay, "save the counterexample for 'replay'")
             ->type_name("FILE");
         r->add_flag("--raw-trace", run.raw_trace, "the engine's trace as it is, uncleaned");

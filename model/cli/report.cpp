@@ -375,6 +375,7 @@ report::report(run_info info, const std::vector<table_row>& rows, report_options
 }
 
 void report::header() const {
+    if (!o_.rows) return;
     std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11s  %8s  %s\n", int(name_width_), "check",
                 "engine", "search", int(verdict_width_), "verdict", int(verdict_width_), "expected",
                 "executions", "time", "status");
@@ -383,11 +384,12 @@ void report::header() const {
 
 void report::add(row_result r) {
     judge(r);
-    std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11llu  %7.2fs  %s\n", int(name_width_),
-                r.row.check.c_str(), r.row.engine.c_str(), r.row.search.str().c_str(),
-                int(verdict_width_), r.v.outcome.c_str(), int(verdict_width_),
-                r.row.expected.c_str(), static_cast<unsigned long long>(r.v.executions),
-                r.v.seconds, r.status.c_str());
+    if (o_.rows)
+        std::printf("%-*s  %-9s  %-14s  %-*s  %-*s  %11llu  %7.2fs  %s\n", int(name_width_),
+                    r.row.check.c_str(), r.row.engine.c_str(), r.row.search.str().c_str(),
+                    int(verdict_width_), r.v.outcome.c_str(), int(verdict_width_),
+                    r.row.expected.c_str(), static_cast<unsigned long long>(r.v.executions),
+                    r.v.seconds, r.status.c_str());
     std::fflush(stdout);
     results_.push_back(std::move(r));
 }
@@ -421,6 +423,13 @@ void report::print_epilogue() const {
                             static_cast<unsigned long long>(r.v.executions));
         std::printf("('kverify verify --repin' with the same selection re-pins these counts)\n");
     }
+    std::vector<summary_row> summary;
+    for (const row_result& r : results_)
+        summary.push_back(
+            {r.row.check, r.algorithm, r.variant, r.row.engine, r.v.outcome, r.status});
+    std::printf("\n%s", variant_summary(summary, colour_wanted(1)).c_str());
+    const std::string differ = difference_list(results_);
+    if (!differ.empty()) std::printf("\n%s", differ.c_str());
     std::printf(
         "\n%zu checks: %d as expected, %d differ, %d count changed, %d inconclusive "
         "(%s wall, -j %u)\n",

@@ -99,6 +99,7 @@ int cmd_run(const run_options& o) {
                           "' (it runs on: " + engines + why + ")");
     }
     check_writable(o.save_replay);
+    if (!o.graph.empty()) check_graph_file(o.graph);
     job j{&c, o.engine, {}};
     std::string err;
     if (!search_spec::parse(o.search, j.spec, err)) throw usage_error(err);
@@ -127,6 +128,12 @@ int cmd_run(const run_options& o) {
         std::cout << "  counterexample, found at execution " << cex.executions << ":\n";
     }
     std::cout << cex.trace;
+    if (!o.graph.empty()) {
+        write_graph(o.graph, trace_graph(cex.trace, cex.engine,
+                                         c.name + " (" + cex.engine + ", " + cex.search.str() +
+                                             "): " + cex.outcome));
+        std::cout << "  graph written to " << o.graph << "\n";
+    }
     if (!o.save_replay.empty()) {
         write_file(o.save_replay, saved_verdict(c, cex));
         std::cout << "  saved for 'kverify replay " << o.save_replay << "'\n";

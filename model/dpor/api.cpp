@@ -138,6 +138,10 @@ void fail(const char* cls, const std::string& message, src_loc where) {
     current->fail(cls, message, where);
 }
 void note(const std::string& text, src_loc where) { current->note(text, where); }
+void name_memory(const void* p, std::size_t bytes, const std::string& name) {
+    current->name_memory(p, bytes, name);
+}
+void pointer_values(const void* loc) { current->pointer_values(loc); }
 void* alloc(std::size_t bytes, src_loc where) { return current->alloc(bytes, where); }
 void dealloc(void* p, src_loc where) { current->dealloc(p, where); }
 }  // namespace rt

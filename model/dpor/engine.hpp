@@ -208,6 +208,15 @@ void spin_iteration(src_loc where);
 // A line of its own in the trace (interrupt entry, migration...), only when tracing().
 void note(const std::string& text, src_loc where);
 
+// Names for traces, which must print the same text in every run (addresses change from run to
+// run). Metadata only: no event, nothing the exploration sees; kept only while tracing().
+// [p, p + bytes) is `name`: a location in it is named by the smallest such range (name+offset
+// when not at its start), a pointer to its start by the largest range starting there.
+void name_memory(const void* p, std::size_t bytes, const std::string& name);
+// The values of this location are pointers: traces print them as names (null, a named object,
+// &location, or @N in order of first appearance), never as raw addresses.
+void pointer_values(const void* loc);
+
 // Memory with use-after-free, double-free and leak checks. Freed memory is never reused within
 // an execution, and addresses are the same in every execution (per-thread arenas).
 void* alloc(std::size_t bytes, src_loc where);

@@ -575,7 +575,10 @@ void explorer::fail(const char* cls, const std::string& msg, src_loc where) {
         // A violation during the replay of an alternative counts only if the part that ran is
         // consistent (the candidate checks cannot see psc).
         if (replaying_ && !model_->run_consistent(exec(), false)) discard_ = true;
-        if (tracing_) trace_text(std::string("violation: ") + cls + ": " + msg, where);
+        if (tracing_) {
+            traced_msg_ = name_pointers_in(msg);
+            trace_text(std::string("violation: ") + cls + ": " + traced_msg_, where);
+        }
     }
     leave_fiber();
 }

@@ -366,6 +366,9 @@ void explorer::reset_execution() {
     trace_.clear();
     trace_n_ = 0;
     trace_no_.clear();
+    names_.clear();
+    pointer_locs_.clear();
+    traced_msg_.clear();
 }
 
 // Every event of the graph has run. Check what an alternative may have broken and the candidate
@@ -508,7 +511,8 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
             trace_ +=
                 "(the trace run did not reproduce the violation: the program depends on "
                 "state the graph does not record)\n";
-        v.trace = shorten(trace_);
+        v.trace = shorten(resolve_names(trace_));
+        if (violated_ && viol_cls_ == cls) v.message = resolve_names(traced_msg_);
         stack_.pop_back();
         ci_ = saved_ci;
     }

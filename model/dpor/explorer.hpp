@@ -101,6 +101,8 @@ public:
     void spin_iteration(src_loc where);
     [[noreturn]] void fail(const char* cls, const std::string& msg, src_loc where);
     void note(const std::string& text, src_loc where);
+    void name_memory(const void* p, std::size_t bytes, const std::string& name);
+    void pointer_values(const void* loc);
     void* alloc(std::size_t bytes, src_loc where);
     void dealloc(void* p, src_loc where);
     // LKMM annotations (engine.hpp: rt::annotate_next, rt::ctrl_begin, rt::last_event).
@@ -183,6 +185,10 @@ private:
     void trace_text(const std::string& s, src_loc where);
     std::string ctx_label(unsigned t) const;
     std::string loc_name(std::uintptr_t a) const;
+    std::string value_text(std::uintptr_t loc, value_t v) const;
+    std::string pointer_text(value_t v) const;
+    std::string name_pointers_in(const std::string& msg) const;
+    std::string resolve_names(const std::string& text) const;
     std::string encode_replay(const graph& gr) const;
     bool decode_replay(const std::string& s, graph& gr) const;
 
@@ -237,6 +243,16 @@ private:
     std::string trace_;
     unsigned trace_n_ = 0;
     std::map<std::pair<unsigned, std::uint32_t>, unsigned> trace_no_;
+    // Names for the trace (rt::name_memory, rt::pointer_values): the trace run writes markers
+    // that resolve_names turns into names once the whole run has named its memory.
+    struct named_range {
+        std::uintptr_t base;
+        std::size_t bytes;
+        std::string name;
+    };
+    std::vector<named_range> names_;
+    std::unordered_set<std::uintptr_t> pointer_locs_;
+    std::string traced_msg_;  // the trace run's violation message, with markers
 };
 
 }  // namespace kverify::dpor::detail

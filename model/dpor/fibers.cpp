@@ -34,6 +34,7 @@ void explorer::thread_body(unsigned t) {
     else if (g().spawn_at != th_[0].next)
         internal_error("the harness spawned its tasks at another point of the replayed graph");
     spawn_tasks();
+    if (tracing_) trace_ += "(setup done: the tasks start)\n";  // the runner folds the setup
     th_[0].state = ts::join_wait;
     suspend();
     for (unsigned u = 1; u < nthreads_; ++u) {  // join: everything the tasks did happens before

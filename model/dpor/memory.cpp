@@ -75,7 +75,7 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
     loc_rt& l = it->second;
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
     l.plain_val = v & width_mask(width);
-    if (tracing_) trace_text("init " + loc_name(a) + " := " + std::to_string(l.plain_val), where);
+    if (tracing_) trace_text("init " + loc_name(a) + " := " + value_text(a, l.plain_val), where);
 }
 
 value_t explorer::plain_load(const void* p, src_loc where) {
@@ -85,7 +85,7 @@ value_t explorer::plain_load(const void* p, src_loc where) {
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, false, true, where);
     if (tracing_)
         trace_text("plain read " + loc_name(reinterpret_cast<std::uintptr_t>(p)) + " -> " +
-                       std::to_string(l.plain_val),
+                       value_text(reinterpret_cast<std::uintptr_t>(p), l.plain_val),
                    where);
     return l.plain_val;
 }
@@ -101,7 +101,7 @@ void explorer::plain_store(void* p, value_t v, src_loc where) {
     l.plain_val = v & width_mask(l.width);
     if (tracing_)
         trace_text("plain write " + loc_name(reinterpret_cast<std::uintptr_t>(p)) +
-                       " := " + std::to_string(l.plain_val),
+                       " := " + value_text(reinterpret_cast<std::uintptr_t>(p), l.plain_val),
                    where);
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Traces of violations in kernel terms (the kernel layer names the contexts) and replay strings:
 // per thread, one token per event, enough to run exactly one execution again.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "model/dpor/explorer.hpp"
@@ -18,10 +20,101 @@ std::string explorer::ctx_label(unsigned t) const {
     return t == 0 ? "harness" : "task " + std::to_string(t - 1);
 }
 
+// While tracing, names are markers (\x01 L|P hex \x02) that resolve_names replaces at the end of
+// the run: memory is named (rt::name_memory) after it is constructed, and a name must also
+// reach the events before that.
 std::string explorer::loc_name(std::uintptr_t a) const {
     auto it = locs_.find(a);
     if (it == locs_.end()) return "?";
-    return "loc" + std::to_string(it->second.name);
+    if (!tracing_) return "loc" + std::to_string(it->second.name);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "\x01L%llx\x02", static_cast<unsigned long long>(a));
+    return buf;
+}
+
+std::string explorer::pointer_text(value_t v) const {
+    if (v == 0) return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "\x01P%llx\x02", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+std::string explorer::value_text(std::uintptr_t loc, value_t v) const {
+    return tracing_ && pointer_locs_.count(loc) ? pointer_text(v) : std::to_string(v);
+}
+
+void explorer::name_memory(const void* p, std::size_t bytes, const std::string& name) {
+    if (tracing_) names_.push_back(named_range{reinterpret_cast<std::uintptr_t>(p), bytes, name});
+}
+
+void explorer::pointer_values(const void* loc) {
+    if (tracing_) pointer_locs_.insert(reinterpret_cast<std::uintptr_t>(loc));
+}
+
+// A message's addresses as %p prints them (0x and at least 6 hex digits) become pointer names.
+std::string explorer::name_pointers_in(const std::string& msg) const {
+    if (!tracing_) return msg;
+    std::string r;
+    for (std::size_t i = 0; i < msg.size();) {
+        std::size_t j = i + 2;
+        if (msg.compare(i, 2, "0x") == 0)
+            while (j < msg.size() && std::isxdigit(static_cast<unsigned char>(msg[j]))) ++j;
+        if (j - i >= 8) {
+            r += pointer_text(std::strtoull(msg.substr(i + 2, j - i - 2).c_str(), nullptr, 16));
+            i = j;
+        } else {
+            r += msg[i++];
+        }
+    }
+    return r;
+}
+
+// Markers to names: a location by the smallest named range holding it (else locN), a pointer by
+// the largest named range starting at it, the smallest holding it (name+offset), the location it
+// points to (&name), or else @N in order of first appearance.
+std::string explorer::resolve_names(const std::string& text) const {
+    std::map<value_t, unsigned> anon;
+    const auto in_range = [this](std::uintptr_t a, bool starting) -> const named_range* {
+        const named_range* best = nullptr;
+        for (const named_range& n : names_) {
+            if (starting ? a != n.base : (a < n.base || a >= n.base + n.bytes)) continue;
+            // ties: a pointer names the object (named first), a location its field (named after)
+            if (!best || (starting ? n.bytes > best->bytes : n.bytes <= best->bytes)) best = &n;
+        }
+        return best;
+    };
+    const auto range_name = [](const named_range& n, std::uintptr_t a) {
+        return a == n.base ? n.name : n.name + "+" + std::to_string(a - n.base);
+    };
+    const auto loc_text = [&](std::uintptr_t a) -> std::string {
+        if (const named_range* n = in_range(a, false)) return range_name(*n, a);
+        auto it = locs_.find(a);
+        return it == locs_.end() ? "?" : "loc" + std::to_string(it->second.name);
+    };
+    std::string r;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t end = text[i] == '\x01' ? text.find('\x02', i) : std::string::npos;
+        if (end == std::string::npos || end < i + 3) {
+            r += text[i++];
+            continue;
+        }
+        const auto a =
+            std::uintptr_t(std::strtoull(text.substr(i + 2, end - i - 2).c_str(), nullptr, 16));
+        if (text[i + 1] == 'L') {
+            r += loc_text(a);
+        } else if (const named_range* n = in_range(a, true)) {
+            r += n->name;
+        } else if (const named_range* m = in_range(a, false)) {
+            r += range_name(*m, a);
+        } else if (locs_.count(a)) {
+            r += "&" + loc_text(a);
+        } else {
+            auto it = anon.emplace(a, unsigned(anon.size()) + 1).first;
+            r += "@" + std::to_string(it->second);
+        }
+        i = end + 1;
+    }
+    return r;
 }
 
 void explorer::trace_text(const std::string& s, src_loc where) {
@@ -51,21 +144,21 @@ void explorer::trace_event(eid id) {
             s << (e.rmw == rmw_op::none  ? "load "
                   : e.rmw == rmw_op::cas ? "cas read "
                                          : "rmw read ")
-              << loc_name(e.loc) << " -> " << e.val << " (reads " << write_ref(e.rf) << ", co "
-              << co_pos(e.rf) << (newest ? "" : ", NOT THE NEWEST") << "), "
-              << to_string(e.read_order());
+              << loc_name(e.loc) << " -> " << value_text(e.loc, e.val) << " (reads "
+              << write_ref(e.rf) << ", co " << co_pos(e.rf) << (newest ? "" : ", NOT THE NEWEST")
+              << "), " << to_string(e.read_order());
             if (e.full) s << " (fully ordered)";
             if (e.rmw == rmw_op::cas)
                 s << (e.rmw_succeeds() ? ", succeeds"
-                                       : ", fails: expected " + std::to_string(e.arg));
+                                       : ", fails: expected " + value_text(e.loc, e.arg));
             break;
         }
         case ek::write:
             s << (e.init                  ? "init "
                   : e.rmw != rmw_op::none ? "rmw write "
                                           : "store ")
-              << loc_name(e.loc) << " := " << e.val << " (co " << co_pos(id) << "), "
-              << to_string(e.order);
+              << loc_name(e.loc) << " := " << value_text(e.loc, e.val) << " (co " << co_pos(id)
+              << "), " << to_string(e.order);
             break;
         case ek::fence:
             s << "fence " << to_string(e.order);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <type_traits>
 
 #include "impl/common.hpp"
@@ -43,6 +44,11 @@ struct engine {
     static bool tracing() { return dpor::rt::tracing(); }
     static void note(const char* text, src_loc loc) {
         if (tracing()) dpor::rt::note(text, loc);
+    }
+    // Memory named by its role in traces (model_env::name_as); only a trace run keeps names.
+    static bool naming() { return tracing(); }
+    static void name_memory(const void* p, std::size_t bytes, const std::string& name) {
+        dpor::rt::name_memory(p, bytes, name);
     }
 
     // Values as the engine's 64-bit words and back (pointers, integers of any signedness).
@@ -92,6 +98,7 @@ struct engine {
 
     public:
         explicit atomic_word(T v, src_loc l = {}) {
+            if constexpr (std::is_pointer_v<T>) dpor::rt::pointer_values(this);
             dpor::rt::init_atomic(this, sizeof(T), to_word(v), l);
         }
         atomic_word(const atomic_word&) = delete;
@@ -123,6 +130,7 @@ struct engine {
 
     public:
         explicit plain_word(T v, src_loc l = {}) {
+            if constexpr (std::is_pointer_v<T>) dpor::rt::pointer_values(this);
             dpor::rt::init_plain(this, sizeof(T), to_word(v), l);
         }
         plain_word(const plain_word&) = delete;

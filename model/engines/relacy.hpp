@@ -85,6 +85,11 @@ struct engine {
     static void note(const char* text, src_loc loc) {
         if (tracing()) rl::ctx().exec_log_msg(info(loc), text);
     }
+    // Memory named by its role in traces (model_env::name_as): Relacy's traces name addresses
+    // @1, @2, ... in order of first appearance (runners/trace_text.hpp) and keep no names (the
+    // names' strings would be allocated inside Relacy's own memory management).
+    static bool naming() { return false; }
+    static void name_memory(const void*, std::size_t, const std::string&) {}
 
     // ----- what the LKMM needs: nothing (Relacy has no dependencies; see engines/dpor.hpp) -----
     using dep_id = std::uint32_t;

@@ -7,6 +7,9 @@
 // dependencies are declared right before it (engine::annotate; the values are tracked.hpp's).
 #pragma once
 
+#include <string>
+#include <type_traits>
+
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
 #include "model/kernel/kernel.hpp"
@@ -349,6 +352,32 @@ struct model_env {
         a.local_.owner = static_cast<int>(cpu);
     }
     static unsigned choose(unsigned n, src_loc loc = {}) { return engine::choose(n, loc); }
+
+    // ----- names for traces: memory by its role (slot[cpu1].last), never by its address -----
+    // Checkers call these (through an algorithm's introspection) once their objects exist; only
+    // a dpor trace run keeps them (engine::naming()), so a search pays nothing.
+    static bool naming() { return engine::naming(); }
+    static void name_as(const void* p, std::size_t bytes, const std::string& role) {
+        if (naming()) engine::name_memory(p, bytes, role);
+    }
+    template <class T>
+    static void name_as(const atomic<T>& a, const std::string& role) {
+        name_as(&a.v_, sizeof a.v_, role);
+    }
+    template <class T>
+    static void name_as(const cell<T>& c, const std::string& role) {
+        name_as(&c.v_, sizeof c.v_, role);
+    }
+    static void name_as(const spinlock& l, const std::string& role) {
+        name_as(&l.m_, sizeof l.m_, role);
+    }
+    // Each CPU's word: role[cpuN].
+    template <class T>
+    static void name_as(const percpu<T>& p, const std::string& role) {
+        if (!naming()) return;
+        for (unsigned c = 0; c < model::max_cpus; ++c)
+            name_as(p.slots_[c], role + "[cpu" + std::to_string(c) + "]");
+    }
 
     // ----- harness side: hotplug steps and interrupt handlers -----
     static void set_cpu_online(unsigned cpu, bool on, src_loc loc = {}) {

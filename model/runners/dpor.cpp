@@ -28,9 +28,21 @@ namespace {
 // words it builds per execution, the CPU tokens and budget a task takes and gives back, delivery
 // points where nothing was delivered: the notes "irq enter", "migrate"... say what happened),
 // source paths relative to the repository, no template arguments in function names.
+// The scenario's setup (the events before the engine's "(setup done" line) is folded into one
+// line, as on Relacy; reads of its writes still name them by number.
 std::string clean_trace(const std::string& trace) {
+    const std::size_t setup_end = trace.find("(setup done: the tasks start)\n");
     std::istringstream in(trace);
     std::string line, out;
+    if (setup_end != std::string::npos) {
+        const std::size_t last = trace.rfind("\n[", setup_end);
+        const std::string upto =
+            last == std::string::npos ? "" : trace.substr(last + 1, trace.find(']', last) - last);
+        out = "(setup: the scenario and its objects constructed, events up to " + upto +
+              " not shown)\n";
+        in.seekg(std::streamoff(setup_end));
+        std::getline(in, line);  // the engine's own marker
+    }
     while (std::getline(in, line)) {
         const bool kernel_word = line.find(", kernel(0)") != std::string::npos &&
                                  (line.find("] load ") != std::string::npos ||

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -266,6 +267,8 @@ verdict run_relacy(const program& prog, const search_spec& spec) {
         const violation_record& r = k.violation();
         v.outcome = r.set ? r.cls : relacy_outcome(p.test_result);
         v.detail = r.set ? std::string(r.msg) : std::string(rl::test_result_str(p.test_result));
+        std::map<std::string, int> names;  // as the trace names them: its header names them first
+        v.detail = model::detail::name_addresses(v.detail, names);
         v.trace = model::detail::clean_relacy_trace(std::string(out.str().c_str()),
                                                     KVERIFY_SOURCE_DIR, spec.raw_trace);
         v.replay = replay ? spec.replay : std::string(p.final_state.c_str());

@@ -351,11 +351,12 @@ std::vector<std::string> table_lines(const std::string& out) {
 
 TEST_F(cli, j2_gives_the_same_verdicts_counts_and_traces_as_j1) {
     const result one =
-        kverify({"verify", "--filter", small_rows, "-j", "1", "--json", path("1.json")});
+        kverify({"verify", "--filter", small_rows, "-j", "1", "--rows", "--json", path("1.json")});
     const result two =
-        kverify({"verify", "--filter", small_rows, "-j", "2", "--json", path("2.json")});
+        kverify({"verify", "--filter", small_rows, "-j", "2", "--rows", "--json", path("2.json")});
     EXPECT_EQ(one.status, 0) << one.out;
     EXPECT_EQ(two.status, 0) << two.out;
+    EXPECT_GE(table_lines(one.out).size(), 20u) << "--rows prints every row";
     EXPECT_EQ(table_lines(one.out), table_lines(two.out));
     const json a = rows_of(path("1.json")), b = rows_of(path("2.json"));
     ASSERT_EQ(a.size(), b.size());
@@ -368,7 +369,7 @@ TEST_F(cli, j2_gives_the_same_verdicts_counts_and_traces_as_j1) {
 
 TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
     const result unsharded =
-        kverify({"verify", "--filter", small_rows, "--json", path("all.json")});
+        kverify({"verify", "--filter", small_rows, "--rows", "--json", path("all.json")});
     ASSERT_EQ(unsharded.status, 0) << unsharded.out;
     const json all = rows_of(path("all.json"));
     std::set<std::string> whole;
@@ -395,9 +396,9 @@ TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
     for (std::size_t i = 0; i < rows_of(files[1]).size(); ++i)
         EXPECT_EQ(key_of(rows_of(path("again.json"))[i]), key_of(rows_of(files[1])[i]));
 
-    std::vector<std::string> args = {"merge",   files[2],          files[0],
-                                     files[1],  "--json",          path("merged.json"),
-                                     "--junit", path("merged.xml")};
+    std::vector<std::string> args = {
+        "merge",   files[2],          files[0], files[1], "--rows", "--json", path("merged.json"),
+        "--junit", path("merged.xml")};
     const result m = kverify(args);
     EXPECT_EQ(m.status, 0) << m.out << m.err;
     EXPECT_EQ(table_lines(m.out), table_lines(unsharded.out)) << "the merged table is verify's";
@@ -607,10 +608,11 @@ TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_stronge
     EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("bounded:2"), std::string::npos) << "a weaker search shown: " << r.out;
     EXPECT_NE(r.out.find("| **v6.7** | | | | no rows | |\n"), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.rfind("| variant | model (engine) | search | tier | verdict | configurations |"
-                          "\n|---|---|---|---|---|---|\n",
-                          0),
-              0u)
+    // The summary block first (tests/cli/summary_test.cpp), then the table.
+    EXPECT_EQ(r.out.rfind("```\nobjpool: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("```\n\n| variant | model (engine) | search | tier | verdict | "
+                         "configurations |\n|---|---|---|---|---|---|\n"),
+              std::string::npos)
         << r.out;
 
     // A line that covers every configuration of the variant says so.

@@ -25,6 +25,28 @@
 #include "model/kernel/model_env.hpp"
 #include "model/kernel/scenario.hpp"
 
+namespace kverify {
+// The names of a pool's words in dpor traces (model_env::name_as): pool->ref and, per slot,
+// slot[cpuN].head, .tail, .last and .entries[i]. A friend of objpool, which has no word for it.
+struct objpool_words {
+    template <class Env, class Variant>
+    static void name(const objpool<Env, Variant>& pool) {
+        using E = Env;
+        E::name_as(pool.ref_, "pool->ref");
+        for (unsigned cpu = 0; cpu < pool.nr_cpu_ids_; cpu++) {
+            if (!pool.has_slot(cpu)) continue;
+            const auto& s = *pool.cpu_slots_[cpu];
+            const std::string p = "slot[cpu" + std::to_string(cpu) + "].";
+            E::name_as(s.head, p + "head");
+            E::name_as(s.tail, p + "tail");
+            E::name_as(s.last, p + "last");
+            for (std::uint32_t i = 0; i < pool.capacity_; i++)
+                E::name_as(pool.entries(s)[i], p + "entries[" + std::to_string(i) + "]");
+        }
+    }
+};
+}  // namespace kverify
+
 // Everything below has internal linkage (an unnamed namespace), as a scenario written in a .cpp
 // file has: each translation unit that includes this header gets its own copy and registers its
 // own checks, so nothing here can clash between translation units, however the checker is built.
@@ -79,6 +101,13 @@ struct objpool_scenario : scenario_base {
             for (unsigned i = 0; i < pool.objects_in_slot(c); ++i)
                 objs[n++] = static_cast<object*>(pool.object_at(c, i));
         expect(n == unsigned(p.nr_objs), "init", "%u objects laid out, %d asked", n, p.nr_objs);
+        if (E::naming()) {  // traces name the pool's words and the objects by role
+            objpool_words::name(pool);
+            for (unsigned i = 0; i < n; ++i) {
+                E::name_as(objs[i], sizeof(object), "obj" + std::to_string(i));
+                E::name_as(objs[i]->payload, "obj" + std::to_string(i) + ".payload");
+            }
+        }
         for (unsigned c = 0; c < max_cpus; ++c) {
             if (p.irq_round) E::set_irq_handler(c, on_interrupt, this);
             if (p.nmi_round) E::set_nmi_handler(c, on_interrupt, this);

@@ -22,6 +22,7 @@ struct pcpu_stat_scenario : scenario_base {
     unsigned irqs_run = 0;  // simulator bookkeeping, not modeled memory
 
     explicit pcpu_stat_scenario(const params& p) : incs_per_task(p.incs_per_task) {
+        if (E::naming()) stat.name_words();  // for traces: stat[cpuN]
         for (unsigned c = 0; c < 2; ++c) E::set_irq_handler(c, on_irq, this);
     }
     static void on_irq(unsigned, void* self) {

@@ -130,6 +130,7 @@ struct scenario : scenario_base {
 
     explicit scenario(const params& pr) : p(pr) {
         counter.init(p.initial);
+        if (E::naming()) counter.name_words();  // for traces: fbc->count, counters[cpuN]...
         for (unsigned t = 0; t < Tasks; ++t) {
             for (unsigned u = 0; u < Tasks; ++u)
                 for (unsigned i = 0; i < p.task[u].n; ++i)

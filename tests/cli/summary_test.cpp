@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Tests of the summary that ends verify and merge and starts evidence: one line per variant,
+// the rows that differ, the totals, within 80 columns, colour only on a terminal.
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli/cli_helpers.hpp"
+
+namespace {
+
+using namespace kverify_cli_test;
+
+using cli_summary = cli;
+
+// Runs a shell command on a terminal (script(1) gives it a pseudo-terminal) and returns what it
+// printed there.
+std::string on_a_terminal(const std::string& command) {
+    const std::string line = "script -qec '" + command + "' /dev/null";
+    FILE* p = ::popen(line.c_str(), "r");
+    if (!p) return "";
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    ::pclose(p);
+    return out;
+}
+
+TEST_F(cli_summary,
+       verify_ends_with_one_line_per_variant_then_the_rows_that_differ_and_the_totals) {
+    const std::string t =
+        small_table("t.tsv", {"kernel/smp-cas-two-cpus", "kernel/spinlock-irqsave",
+                              "kernel/local-cas-two-cpus", "litmus/mp/relaxed"});
+    std::string text = slurp(t);
+    text.replace(text.find("\t495\t"), 5, "\t490\t");
+    text.replace(text.find("\tpass\t3\t"), 8, "\tdeadlock\t3\t");
+    spit(t, text);
+    const result r = kverify({"verify", "--expected", t});
+    ASSERT_EQ(r.status, 1) << r.out << r.err;
+    // No row lines by default; --rows prints them first, and the same summary after.
+    EXPECT_EQ(r.out.find("executions      time  status"), std::string::npos) << r.out;
+    const result rows = kverify({"verify", "--expected", t, "--rows"});
+    EXPECT_EQ(rows.out.rfind("check ", 0), 0u) << rows.out;
+    EXPECT_NE(rows.out.find("\nkernel/smp-cas-two-cpus    relacy "), std::string::npos) << rows.out;
+    const std::string summary = r.out.substr(r.out.find("\nkernel-model: ") + 1);
+    EXPECT_NE(rows.out.find(summary.substr(0, summary.find("\n4 checks:"))), std::string::npos);
+
+    // Per algorithm a header, per variant one line: sound or bad, each model's verdict class
+    // with the smallest configuration showing it, ! where rows differ; within 80 columns.
+    for (const char* part : {"kernel-model: ", "litmus: ", " sound  ", " bad  ", "Relacy pass!",
+                             "  local-cas-two-cpus bad    Relacy single-owner\n",
+                             "rows that differ from the table (2):\n",
+                             "  kernel/spinlock-irqsave relacy exhaustive  pass (expected "
+                             "deadlock)  MISMATCH\n",
+                             // a line too long goes on below
+                             "  kernel/smp-cas-two-cpus relacy exhaustive\n      495 executions "
+                             "(pinned 490)  count-changed\n"})
+        EXPECT_NE(summary.find(part), std::string::npos) << part << " not in\n" << summary;
+    // The totals line is the last, as before (scripts read it with tail -1).
+    std::istringstream lines(summary);
+    std::string line, last;
+    while (std::getline(lines, line)) {
+        if (line.rfind("4 checks: ", 0) != 0) {
+            EXPECT_LE(line.size(), 80u) << line;
+        }
+        last = line;
+    }
+    EXPECT_EQ(last.rfind("4 checks: 2 as expected, 1 differ, 1 count changed", 0), 0u) << last;
+    EXPECT_EQ(r.out.find('\033'), std::string::npos) << "no colour when stdout is no terminal";
+
+    // Colour on a terminal, and not with NO_COLOR set (the twins).
+    const std::string cmd = std::string(KVERIFY_BIN) + " verify --no-progress --expected " + t;
+    EXPECT_NE(on_a_terminal(cmd).find("\033[33mRelacy single-owner\033[0m"), std::string::npos);
+    EXPECT_NE(on_a_terminal(cmd).find("\033[1;31mRelacy pass!\033[0m"), std::string::npos);
+    EXPECT_EQ(on_a_terminal("NO_COLOR=1 " + cmd).find('\033'), std::string::npos);
+    EXPECT_NE(on_a_terminal("NO_COLOR= " + cmd).find('\033'), std::string::npos);
+}
+
+TEST_F(cli_summary, evidence_starts_with_the_same_summary) {
+    const result e = kverify({"evidence", "kernel-model"});
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_EQ(e.out.rfind("```\nkernel-model: ", 0), 0u) << e.out;
+    EXPECT_NE(e.out.find("```\n\n| variant | model (engine) |"), std::string::npos) << e.out;
+    // the same lines verify prints for the same rows, from the expected verdicts
+    const result v = kverify({"verify", "--filter", "^kernel/", "--tier", "all"});
+    ASSERT_EQ(v.status, 0) << v.out;
+    const std::size_t from = v.out.find("kernel-model: ");
+    const std::string block = v.out.substr(from, v.out.find("\n\n", from) - from + 1);
+    EXPECT_GT(block.size(), 1000u) << block;
+    EXPECT_EQ(e.out.substr(4, block.size()), block);
+}
+
+}  // namespace
