@@ -9,7 +9,7 @@ namespace kverify::cli {
 
 const std::vector<command_info>& commands() {
     static const std::vector<command_info> all = {
-        {"verify", "run rows of the expected-verdict table, print the verdict table"},
+        {"verify", "run rows of the expected-verdict table, print a summary (--rows: each row)"},
         {"list", "list the checks: name, algorithm, variant, configuration, engines"},
         {"run", "run one check, print its verdict and a shrunk counterexample"},
         {"check", "run one row of the table (as ctest does for each row)"},
