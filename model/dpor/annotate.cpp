@@ -43,6 +43,12 @@ void explorer::ctrl_end() {
 }
 
 namespace {
+// Whether RMW read half e is an atomic_op (its write computed from its read): every add, and a
+// cas the program announced as one (rt::annotate_next).
+bool atomic_op(const event& e, const thread_rt& x) {
+    return e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op);
+}
+
 // The dependencies a new event of thread x gets (sorted, without repeats), or false if none.
 bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
     d.addr = x.pending_addr;
@@ -62,7 +68,7 @@ bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
 void explorer::annotate(event& e, bool with_data) {
     const thread_rt& x = th_[cur_];
     e.prim = x.pending_kind;
-    e.op = e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op);
+    e.op = atomic_op(e, x);
     if (opt_.model != memory_model::lkmm) return;  // only the LKMM reads dependencies
     dep_rec d;
     if (!collect_deps(x, with_data, d)) return;
@@ -75,8 +81,7 @@ void explorer::annotate(event& e, bool with_data) {
 // on something outside the engine.
 void explorer::check_annotation(const event& e, bool with_data) {
     const thread_rt& x = th_[cur_];
-    bool same = e.prim == x.pending_kind &&
-                e.op == (e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op));
+    bool same = e.prim == x.pending_kind && e.op == atomic_op(e, x);
     if (same && opt_.model == memory_model::lkmm) {
         dep_rec d;
         const bool any = collect_deps(x, with_data, d);

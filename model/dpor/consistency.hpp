@@ -33,8 +33,17 @@ public:
                                         const hclock& fenced, std::size_t lo) const = 0;
     // Whether read r may read write w once the graph is restricted to the first keep[t] events
     // of every thread t (a backward revisit's graph; atomicity is checked by the explorer).
+    // By default the revisited graph is built and checked whole (graph_consistent); a model
+    // with a cheaper test overrides it.
     virtual bool revisit_consistent(const execution& x, eid r, eid w,
-                                    const std::vector<std::uint32_t>& keep) const = 0;
+                                    const std::vector<std::uint32_t>& keep) const {
+        graph ng = x.g;
+        ng.cut_to_prefix(keep);
+        ng.repoint_lost_reads();
+        ng.at(r).rf = w;
+        ng.at(r).val = x.g.at(w).val;
+        return graph_consistent(ng);
+    }
     // A graph an alternative produced, before the program runs on it.
     virtual bool graph_consistent(const graph& g) const = 0;
     // The part of the graph that has run, when the replay of the graph ends (replay_done) or a

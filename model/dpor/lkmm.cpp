@@ -394,15 +394,6 @@ public:
                                 std::size_t lo) const override {
         return lo;  // a fully ordered cas's ordering is in the axioms
     }
-    bool revisit_consistent(const execution& x, eid r, eid w,
-                            const std::vector<std::uint32_t>& keep) const override {
-        graph ng = x.g;
-        ng.cut_to_prefix(keep);
-        ng.repoint_lost_reads();
-        ng.at(r).rf = w;
-        ng.at(r).val = x.g.at(w).val;
-        return lkmm_consistent(ng);
-    }
     bool graph_consistent(const graph& g) const override { return lkmm_consistent(g); }
     // A new event reading the newest write, or written newest in coherence, cannot close a cycle
     // (it has no outgoing edge yet): what runs from a consistent graph stays consistent.

@@ -122,15 +122,6 @@ public:
                                 std::size_t lo) const override {
         return lo;  // every access is seq_cst already
     }
-    bool revisit_consistent(const execution& x, eid r, eid w,
-                            const std::vector<std::uint32_t>& keep) const override {
-        graph ng = x.g;
-        ng.cut_to_prefix(keep);
-        ng.repoint_lost_reads();
-        ng.at(r).rf = w;
-        ng.at(r).val = x.g.at(w).val;
-        return sc_acyclic(ng);
-    }
     bool graph_consistent(const graph& g) const override { return sc_acyclic(g); }
     bool run_consistent(const execution& x, bool replay_done) const override {
         return !replay_done || sc_acyclic(x.g);
