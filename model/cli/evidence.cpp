@@ -28,6 +28,7 @@ int engine_rank(const std::string& e) {
 std::string model_of(const std::string& e) {
     if (e == "dpor-rc11") return "RC11 (dpor)";
     if (e == "dpor-sc") return "SC (dpor)";
+    if (e == "dpor-lkmm") return "LKMM (dpor)";
     if (e == "relacy") return "C++11 (Relacy)";
     return e;
 }

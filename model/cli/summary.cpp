@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "model/cli/cli.hpp"
@@ -32,6 +33,7 @@ std::string paint(const std::string& s, const char* code, bool colour) {
 // What one variant showed on one model.
 struct cell {
     bool any = false, all_pass = true, differs = false;
+    std::set<std::string> checks;  // the configurations the model's rows cover
     // class -> (registry position, configuration) of the smallest configuration showing it
     std::map<std::string, std::pair<std::size_t, std::string>> classes;
 };
@@ -73,6 +75,7 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
         if (v == a->second.end()) v = a->second.insert(a->second.end(), {r.variant, {}, false});
         cell& c = v->by_model[r.engine];
         c.any = true;
+        c.checks.insert(r.check);
         const bool ok = r.status == "ok";
         c.differs = c.differs || !ok;
         v->differs = v->differs || !ok;
@@ -117,6 +120,10 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
             if (v.differs) line = "  " + name + " " + paint(label, "1;31", colour);
             std::size_t col = 2 + name_w + 1 + label.size();
             const std::size_t indent = col + 2;  // where the first model starts
+            // A model whose rows cover fewer configurations than another model's says so: its
+            // "pass" is over those only ("LKMM pass 40/92").
+            std::size_t most = 0;
+            for (const auto& [e, c] : v.by_model) most = std::max(most, c.checks.size());
             // Words: "SC pass", "RC11 loss c2-o1-np," ... each kept whole.
             for (const auto& [engine, model] : models()) {
                 const auto it = v.by_model.find(engine);
@@ -125,7 +132,12 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
                 std::vector<std::pair<std::string, const char*>> words;  // text, colour code
                 const char* mark = c.differs ? "1;31" : nullptr;
                 if (c.classes.empty()) {
-                    words.push_back({model + " pass" + (c.differs ? "!" : ""), mark ? mark : "32"});
+                    const std::string part =
+                        c.checks.size() < most
+                            ? " " + std::to_string(c.checks.size()) + "/" + std::to_string(most)
+                            : "";
+                    words.push_back(
+                        {model + " pass" + part + (c.differs ? "!" : ""), mark ? mark : "32"});
                 } else {
                     std::size_t k = 0;
                     for (const auto& [cls, where] : c.classes) {
@@ -166,7 +178,8 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
         }
     }
     out << "(sound: every row passes; bad: a model shows a violation, with the smallest\n"
-           " configuration that shows it; !: a model whose rows differ from the table)\n";
+           " configuration that shows it; pass k/n: on the k configurations that model ran, of\n"
+           " n; !: a model whose rows differ from the table)\n";
     return out.str();
 }
 

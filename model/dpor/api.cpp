@@ -97,6 +97,7 @@ void depend_after(const dep_id* reads, std::size_t n) { current->depend_after(re
 void handler_begin() { current->handler_begin(); }
 void handler_end() { current->handler_end(); }
 bool tracing() { return current->tracing(); }
+bool load_buffering() { return current->load_buffering(); }
 void init_atomic(void* loc, unsigned width, value_t v, src_loc where) {
     current->init_atomic(loc, width, v, where);
 }

@@ -95,6 +95,9 @@ struct options {
     // LKMM: a complete execution that raises the data-race flag is a `data-race` violation
     // (false: it is counted in result::flagged_data_race and the search goes on, as herd7 does).
     bool data_race_is_violation = true;
+    // The program judges as under the LKMM (rt::load_buffering() says true) whatever the model:
+    // the SC re-check of a violation found under the LKMM asks about the same judgement.
+    bool judge_as_lkmm = false;
     // Called every thousand executions (progress display). Optional.
     std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
     // Replay exactly the execution a violation's `replay` string describes, and nothing else.
@@ -162,6 +165,10 @@ void handler_begin();
 void handler_end();
 // True while the engine builds a trace (a violation's re-run): extra notes are wanted.
 bool tracing();
+// True when a read may take the value of a write that has not run yet (the LKMM's load
+// buffering), or when the search judges as under the LKMM (options::judge_as_lkmm): a program's
+// own bookkeeping must not assume a global order of its steps.
+bool load_buffering();
 
 // Atomic locations. `init_atomic` is the constructor (a non-atomic initialising write; every other
 // access must happen after it). Values are up to 64 bits; `width` (bytes) truncates RMW results.

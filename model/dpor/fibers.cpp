@@ -87,19 +87,34 @@ void explorer::schedule() {
                 // ended or blocked before the events the graph keeps for it (events.cpp,
                 // diverged): dropped if those events depended on the revisited read.
                 bool speculative = true;
+                eid missed{};  // the first kept event no thread reached, for the message
                 for (unsigned t = 0; t < nthreads_; ++t)
                     for (std::uint32_t i = th_[t].next; i < g().th[t].size(); ++i)
-                        if (g().th[t][i].kind != ek::hole && !g().th[t][i].speculative)
+                        if (g().th[t][i].kind != ek::hole && !g().th[t][i].speculative) {
+                            if (speculative) missed = eid{std::uint16_t(t), i};
                             speculative = false;
+                        }
                 if (speculative) {
                     ++res_.unproducible;
                 } else {
                     res_.complete = false;
-                    if (res_.incomplete_reason.empty())
+                    if (res_.incomplete_reason.empty()) {
+                        const event& m = g().at(missed);
+                        const thread_rt& mt = th_[missed.t];
+                        const std::string state =
+                            mt.state == ts::blocked
+                                ? std::string("blocked (") + mt.block_reason + ")"
+                            : mt.state == ts::idle ? std::string("never started")
+                                                   : std::string("stopped");
                         res_.incomplete_reason =
                             "load buffering: the replay of a revisited graph ended before its "
-                            "kept events: a branch taken otherwise before them (the engine does "
-                            "not move kept events), or a dependency the program did not declare";
+                            "kept events (thread " +
+                            std::to_string(missed.t) + " " + state + " before its event " +
+                            std::to_string(missed.i) + " at " + m.where.file + ":" +
+                            std::to_string(m.where.line) +
+                            "): a branch taken otherwise before them (the engine does not move "
+                            "kept events), or a dependency the program did not declare";
+                    }
                 }
                 discard_ = true;
                 return;

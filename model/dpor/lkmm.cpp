@@ -221,6 +221,10 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const relation rfe = rf & ext, rfi = rf - ext, coe = co & ext, fre = fr & ext;
     const relation po_loc = po & loc;
 
+    // ---- coherence and atomicity (first: most candidate graphs of a revisit fail here) ----
+    if (!(po_loc | (sj & loc) | rf | co | fr).acyclic()) return false;
+    if (!(rmw & fre.seq(coe)).empty()) return false;
+
     // ---- dependencies: addr, data, ctrl as declared, carried through rfi by data ----
     relation addr0(n), data0(n), ctrl0(n);
     for (std::size_t k = 0; k < n; ++k) {
@@ -277,10 +281,6 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const relation strong_fence = mb | sj;
     const relation nonrw_fence = strong_fence | po_rel | acq_po;
     const relation fence = nonrw_fence | wmb | rmb;
-
-    // ---- coherence and atomicity ----
-    if (!(po_loc | (sj & loc) | rf | co | fr).acyclic()) return false;
-    if (!(rmw & fre.seq(coe)).empty()) return false;
 
     // ---- preserved program order ----
     const relation dep = addr | data;

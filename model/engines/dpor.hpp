@@ -47,6 +47,8 @@ struct engine {
     }
     // Memory named by its role in traces (model_env::name_as); only a trace run keeps names.
     static bool naming() { return tracing(); }
+    // Reads may take values of writes that run later (dpor-lkmm): scenario.hpp, lkmm_ready.
+    static bool load_buffering() { return dpor::rt::load_buffering(); }
     static void name_memory(const void* p, std::size_t bytes, const std::string& name) {
         dpor::rt::name_memory(p, bytes, name);
     }
@@ -188,6 +190,14 @@ struct engine {
     struct no_switch {};
     static void on_point(src_loc) {}  // the engine keeps its own time budget
 
+    // The read just made decides whether (and how) this thread goes on: under load buffering
+    // every later event of the thread depends on it (the other models need nothing).
+    static void after_read_decides() {
+        if (!dpor::rt::load_buffering()) return;
+        const dpor::rt::dep_id read = dpor::rt::last_event();
+        dpor::rt::depend_after(&read, 1);
+    }
+
     // ----- the kernel's shared words -----
     // seq_cst: the hotplug machinery changes the masks under stop_machine, a global barrier.
     // Under the LKMM the engine's default for seq_cst words: a ONCE access between two smp_mb,
@@ -217,6 +227,9 @@ struct engine {
             dpor::rt::annotate_next(dpor::lk::once);  // a _relaxed RMW under the LKMM
             const dpor::value_t old =
                 dpor::rt::fetch_add(&w_, ~dpor::value_t{0}, dpor::mo::relaxed, l);
+            // Whether the task goes on depends on the value read: under load buffering, what
+            // follows is run anew when that read changes (never kept past a block it now meets).
+            after_read_decides();
             if (old == 0 || old > initial_) dpor::rt::block("budget", l);
         }
 
@@ -279,11 +292,16 @@ struct engine {
         explicit completion(src_loc l = {}) { dpor::rt::init_atomic(&w_, 8, 0, l); }
         completion(const completion&) = delete;
         completion& operator=(const completion&) = delete;
-        void post(unsigned /*waiters*/, src_loc l) {
-            dpor::rt::store(&w_, 1, dpor::mo::release, l);
+        // `value` (nonzero) is what wait returns: a waiter learns it from what it read, which
+        // stays true under load buffering (the poster may run later in the engine's order).
+        void post(unsigned /*waiters*/, src_loc l, std::uint64_t value = 1) {
+            dpor::rt::store(&w_, value, dpor::mo::release, l);
         }
-        void wait(src_loc l) {
-            if (dpor::rt::load(&w_, dpor::mo::acquire, l) == 0) dpor::rt::block("wait", l);
+        std::uint64_t wait(src_loc l) {
+            const std::uint64_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);
+            after_read_decides();  // as in budget_word::take
+            if (v == 0) dpor::rt::block("wait", l);
+            return v;
         }
 
     private:

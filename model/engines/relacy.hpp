@@ -89,6 +89,7 @@ struct engine {
     // @1, @2, ... in order of first appearance (runners/trace_text.hpp) and keep no names (the
     // names' strings would be allocated inside Relacy's own memory management).
     static bool naming() { return false; }
+    static bool load_buffering() { return false; }  // Relacy's C++11 has no load buffering
     static void name_memory(const void*, std::size_t, const std::string&) {}
 
     // ----- what the LKMM needs: nothing (Relacy has no dependencies; see engines/dpor.hpp) -----
@@ -299,11 +300,16 @@ struct engine {
         ~completion() { s_.deinit(info(src_loc())); }
         completion(const completion&) = delete;
         completion& operator=(const completion&) = delete;
-        void post(unsigned waiters, src_loc l) {
+        // A semaphore carries no value: wait returns 0 (only a load-buffering model needs the
+        // value, engines/dpor.hpp).
+        void post(unsigned waiters, src_loc l, std::uint64_t /*value*/ = 1) {
             unsigned prev = 0;
             s_.post(waiters, prev, info(l));  // release: pairs with wait
         }
-        void wait(src_loc l) { s_.wait(false, false, info(l)); }  // acquire
+        std::uint64_t wait(src_loc l) {  // acquire
+            s_.wait(false, false, info(l));
+            return 0;
+        }
 
     private:
         rl::semaphore<struct completion_tag> s_;

@@ -357,6 +357,10 @@ struct model_env {
     // Checkers call these (through an algorithm's introspection) once their objects exist; only
     // a dpor trace run keeps them (engine::naming()), so a search pays nothing.
     static bool naming() { return engine::naming(); }
+    // Under load buffering (dpor-lkmm) a read may take the value of a write that runs later in
+    // the engine's order, so a checker's own state shared between tasks is not a global
+    // timeline: an lkmm_ready scenario then keeps per-task logs and judges them in after().
+    static bool load_buffering() { return engine::load_buffering(); }
     static void name_as(const void* p, std::size_t bytes, const std::string& role) {
         if (naming()) engine::name_memory(p, bytes, role);
     }

@@ -10,8 +10,10 @@
 //   void after();                                // optional: checked at quiescence
 //   static constexpr bool lkmm_ready = true;     // optional: the check may run on dpor-lkmm
 // lkmm_ready says the check means something under load buffering, where a read may take the
-// value of a write that runs later: no invariant() (it would judge values mid-flight), its own
-// bookkeeping derived only from what its task read, and its values tracked (tracked.hpp).
+// value of a write that runs later: invariant() is not run on dpor-lkmm (it would judge values
+// mid-flight), and while model_env::load_buffering() the scenario's own bookkeeping is derived
+// only from what each task read (per-task logs, judged in after()), never a shared timeline;
+// values that decide later accesses stay tracked (tracked.hpp) or leave through raw().
 // It is written against model_env and the kernel only, never an engine: each scenario file is
 // built once per engine (model/engines/engine.hpp) and registers its checks for that build's
 // engines. Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what

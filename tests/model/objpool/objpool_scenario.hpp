@@ -14,6 +14,13 @@
 //   single-owner     a CPU-local RMW on another CPU's tail (7, reported by the model)
 //   data-race        a payload write by the pusher not ordered before the popper's read (8)
 //   warn             push's tail - head > nr_objs warning fired (3)
+// Under the LKMM (model_env::load_buffering()) a pop may return an object whose push runs later
+// in the engine's order, so the checker's shared view (`state`, `expected_payload`) is no
+// timeline. There each holder logs what it took and read on its own task, and after() judges the
+// logs: every object drained exactly once (duplicate, loss), and per object the payloads read
+// and written form one chain of handovers from the initial value to the final one
+// (stale-payload: a value read twice, one never written, or a cycle). slot-invariant is a
+// between-steps property and is not judged there (proofs/properties.md).
 // Expected verdicts: proofs/expected/verdicts.tsv, section objpool.
 #pragma once
 
@@ -79,6 +86,7 @@ struct object {
 template <class Variant, unsigned Tasks>
 struct objpool_scenario : scenario_base {
     static constexpr unsigned tasks = Tasks;
+    static constexpr bool lkmm_ready = true;  // per-task logs under load buffering, see above
     using params = objpool_params;
     using pool_t = objpool<E, Variant>;
 
@@ -92,6 +100,17 @@ struct objpool_scenario : scenario_base {
     unsigned next_token = 0;
     unsigned n = 0;
     unsigned released = 0;
+
+    // Under load buffering: per task (its IRQ and NMI rounds run on its engine thread), the
+    // objects it took, the payload each held and the one it left. Tokens are unique per task.
+    struct holding {
+        int obj;
+        unsigned seen, wrote;
+    };
+    static constexpr unsigned max_holdings = 8;
+    holding held_log[Tasks][max_holdings] = {};
+    unsigned held_count[Tasks] = {};
+    const bool lb = E::load_buffering();
 
     explicit objpool_scenario(const params& pr) : p(pr) {
         const int rc = pool.init(p.nr_objs, sizeof(object), objinit, this, on_release);
@@ -139,6 +158,11 @@ struct objpool_scenario : scenario_base {
         if (o == nullptr) return;
         const int i = index_of(o);
         expect(i >= 0, "foreign-object", "pop returned %p, not a pool object", o);
+        if (lb) {
+            log_round(i);
+            pool.push(o);
+            return;
+        }
         expect(state[i] == where::pooled, "duplicate", "pop returned object %d, already held", i);
         state[i] = where::held;
         if (p.payload) {
@@ -155,8 +179,57 @@ struct objpool_scenario : scenario_base {
         pool.push(o);
     }
 
+    // A round under load buffering: what this task took and read goes into its own log only.
+    void log_round(int i) {
+        const unsigned t = unsigned(current_task_index());
+        expect(held_count[t] < max_holdings, "harness", "more than %u rounds on task %u",
+               max_holdings, t);
+        holding& h = held_log[t][held_count[t]++];
+        h = {i, 0, 0};
+        if (!p.payload) return;
+        object* obj = objs[i];
+        h.seen = E::plain_read(obj->payload).raw();  // the check's own
+        h.wrote = (t + 1) << 8 | held_count[t];
+        E::plain_write(obj->payload, h.wrote);
+    }
+
     void task(unsigned) {
         for (unsigned r = 0; r < p.rounds; ++r) round();
+    }
+
+    // Under load buffering: per object, the payloads its holders read and wrote form one chain
+    // 0 -> w1 -> ... -> wk, wk the value the object holds at quiescence. A value read twice is
+    // two holders taking one handover (a stale read or a duplicate); a value read that nobody
+    // wrote to this object, or a final value somebody read, breaks the chain; so does a cycle
+    // (holders that each read what another wrote later).
+    void check_handovers() {
+        for (unsigned i = 0; i < n; ++i) {
+            const holding* hs[Tasks * max_holdings];
+            unsigned k = 0;
+            for (unsigned t = 0; t < Tasks; ++t)
+                for (unsigned j = 0; j < held_count[t]; ++j)
+                    if (held_log[t][j].obj == int(i)) hs[k++] = &held_log[t][j];
+            const unsigned final_value = E::plain_read(objs[i]->payload).raw();
+            unsigned cur = 0, steps = 0;
+            for (; steps < k; ++steps) {  // follow the chain from the initial value
+                const holding* next = nullptr;
+                for (unsigned a = 0; a < k; ++a) {
+                    if (hs[a]->seen != cur) continue;
+                    expect(next == nullptr, "stale-payload",
+                           "object %u: payload %u read by two holders, one handover", i, cur);
+                    next = hs[a];
+                }
+                if (next == nullptr) break;
+                cur = next->wrote;
+            }
+            expect(steps == k, "stale-payload",
+                   "object %u: %u of its %u holders read a payload outside the chain of "
+                   "handovers from 0",
+                   i, k - steps, k);
+            expect(final_value == cur, "stale-payload",
+                   "object %u holds payload %u at quiescence, its last handover left %u", i,
+                   final_value, cur);
+        }
     }
 
     void invariant() {
@@ -189,6 +262,7 @@ struct objpool_scenario : scenario_base {
         // Quiescent emptiness: after the drain every slot is empty, so null was right; and
         // every object came back exactly once.
         expect(drained == n, "loss", "%u of %u objects came back at quiescence", drained, n);
+        if (lb && p.payload) check_handovers();
         for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c))) {
             const auto s = pool.slot_state(c);
             expect(s.head == s.last && s.last == s.tail, "false-empty",

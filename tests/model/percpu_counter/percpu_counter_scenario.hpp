@@ -17,6 +17,13 @@
 // The locals cannot be peeked (model_env has no peek for per-CPU values), so there is no
 // per-step invariant() here; see proofs/percpu_counter.md for why the probes see every value
 // that a delta takes at rest.
+// Under the LKMM (model_env::load_buffering()) a sum may read an add that runs later in the
+// engine's order, so "the adds started by now" and "the total so far" mean nothing. There each
+// add and sum notes what its task knew to happen before it (its own earlier steps and what the
+// tasks it waited for knew, carried by the completion's value), and after() judges: each sum()
+// counts every add that happens before it and no add that happens after it, each at most once;
+// the successful limited_adds keep their limits in some order of the applied adds that respects
+// happens-before.
 #pragma once
 
 #include <initializer_list>
@@ -106,6 +113,7 @@ inline s64 abs64(s64 v) { return v < 0 ? -v : v; }
 template <class Variant, unsigned Tasks>
 struct scenario : scenario_base {
     static constexpr unsigned tasks = Tasks;
+    static constexpr bool lkmm_ready = true;  // judged in after() under load buffering, see above
     using params = pcc::params;
 
     // Simulator bookkeeping, not modeled memory: one record per add (task or IRQ).
@@ -113,6 +121,16 @@ struct scenario : scenario_base {
         s64 amount = 0;
         bool done = false;
         bool applied = false;  // add_batch: always; limited_add: returned true
+        bool limited = false;
+        s64 limit = 0;
+    };
+    // Under load buffering: a known set names adds (bit r for recs[r]) and sums (bit
+    // sum_bit0 + k for sums[k]) that happen before a step.
+    static constexpr unsigned sum_bit0 = max_recs;
+    static constexpr unsigned max_sums = 32 - max_recs;
+    struct sum_rec {
+        std::uint32_t before = 0;  // what its task knew when it began
+        s64 got = 0;
     };
 
     const params& p;
@@ -127,6 +145,10 @@ struct scenario : scenario_base {
     std::uint32_t known[max_tasks] = {};      // per task: adds that happen before it
     std::uint32_t published[max_tasks] = {};  // `known` of a task when it finished
     unsigned irq_count[max_cpus] = {};
+    const bool lb = E::load_buffering();
+    std::uint32_t rec_known[max_recs] = {};  // under load buffering: known when the add began
+    sum_rec sums[max_sums];
+    unsigned nsums = 0;
 
     explicit scenario(const params& pr) : p(pr) {
         counter.init(p.initial);
@@ -146,7 +168,9 @@ struct scenario : scenario_base {
         for (unsigned i = 0; i < prog.n; ++i) run(prog.ops[i]);
         if (waiters[t] > 0) {
             published[t] = known[t];
-            finished[t].post(waiters[t], src_loc());  // release: pairs with wait_for's wait
+            // release: pairs with wait_for's wait; under load buffering the value says what
+            // this task knew (never 0: a waiter blocks on 0)
+            finished[t].post(waiters[t], src_loc(), lb ? (std::uint64_t{known[t]} << 1) | 1 : 1);
         }
     }
 
@@ -157,6 +181,10 @@ struct scenario : scenario_base {
     }
 
     void after() {
+        if (lb) {  // what the tasks judge as they go under the other models
+            check_limits_lb();
+            for (unsigned k = 0; k < nsums; ++k) check_sum_lb(sums[k], sum_bit0 + k);
+        }
         // Exact sum at quiescence (property 1), and an s32 wrap of a delta shows up here as an
         // error of a multiple of 2^32 (property 4).
         s64 want = p.initial;
@@ -227,9 +255,11 @@ private:
                 k.log(src_loc(), "limited_add(limit %lld, %lld, batch %d) begins", ll(o.limit),
                       ll(o.amount), p.batch);
                 const bool ok = counter.limited_add(o.limit, o.amount, p.batch);
+                recs[r].limited = true;
+                recs[r].limit = o.limit;
                 end_add(r, ok);
                 probe(o);
-                if (ok) check_limit(o);
+                if (ok && !lb) check_limit(o);
                 expect(ok || !p.limited_all_fit, "limit-refused",
                        "limited_add(limit %lld, %lld) refused, although every order fits",
                        ll(o.limit), ll(o.amount));
@@ -238,13 +268,19 @@ private:
             case op_kind::sum: {
                 const std::uint32_t before = known[me];  // adds that happen before this sum()
                 const s64 got = counter.sum();
-                check_sum(before, got);
+                if (!lb) {
+                    check_sum(before, got);
+                    break;
+                }
+                if (nsums == max_sums) kernel::get().fail("harness", src_loc(), "too many sums");
+                sums[nsums] = sum_rec{before, got};
+                known[me] |= 1u << (sum_bit0 + nsums++);
                 break;
             }
-            case op_kind::wait:
-                finished[o.arg].wait(src_loc());  // acquire: pairs with the post
-                known[me] |= published[o.arg];
-                break;
+            case op_kind::wait: {
+                const std::uint64_t v = finished[o.arg].wait(src_loc());  // acquire: the post
+                known[me] |= lb ? std::uint32_t(v >> 1) : published[o.arg];
+            } break;
             case op_kind::dying:
                 E::set_cpu_dying(o.arg, true);
                 break;
@@ -260,7 +296,8 @@ private:
 
     unsigned begin_add(s64 amount) {
         if (nrecs == max_recs) kernel::get().fail("harness", src_loc(), "too many adds");
-        recs[nrecs] = rec{amount, false, false};
+        recs[nrecs] = rec{amount, false, false, false, 0};
+        if (lb) rec_known[nrecs] = known[current_task_index()];
         return nrecs++;
     }
     void end_add(unsigned r, bool applied) {
@@ -362,6 +399,59 @@ private:
             std::snprintf(why, sizeof why, "counts the add of %lld twice", doubled);
         expect(false, "sum-miscount", "sum() %lld (initial %lld + every earlier add = %lld): %s",
                ll(got), ll(p.initial), ll(base), why);
+    }
+
+    // Under load buffering, property 5 judged at quiescence: got = initial + the adds of some
+    // set S, each once, with (applied adds that happen before the sum) <= S <= (applied adds
+    // that do not happen after it).
+    void check_sum_lb(const sum_rec& x, unsigned bit) {
+        std::uint32_t applied = 0, upper = 0;
+        for (unsigned i = 0; i < nrecs; ++i) {
+            if (!recs[i].applied) continue;
+            applied |= 1u << i;
+            if (!(rec_known[i] & (1u << bit))) upper |= 1u << i;
+        }
+        const std::uint32_t before = x.before & applied;
+        s64 base = p.initial;
+        for (unsigned i = 0; i < nrecs; ++i)
+            if (before & (1u << i)) base += recs[i].amount;
+        expect(subset_sum_hits(upper & ~before, x.got - base), "sum-miscount",
+               "sum() %lld: not initial %lld + every add before it (%lld) + some concurrent adds, "
+               "each once",
+               ll(x.got), ll(p.initial), ll(base));
+    }
+
+    // Under load buffering, property 6 judged at quiescence: some order of the applied adds
+    // that respects happens-before keeps every successful limited_add within its limit at the
+    // point it succeeded (depth-first over the orders: a handful of adds per configuration).
+    void check_limits_lb() {
+        std::uint32_t applied = 0;
+        for (unsigned i = 0; i < nrecs; ++i)
+            if (recs[i].applied) applied |= 1u << i;
+        if (!fits_some_order(applied, 0, p.initial))
+            expect(false, "limit-overshoot",
+                   "no order of the successful adds that respects happens-before keeps every "
+                   "limit (total %lld)",
+                   ll(total_of(applied)));
+    }
+    s64 total_of(std::uint32_t mask) const {
+        s64 t = p.initial;
+        for (unsigned i = 0; i < nrecs; ++i)
+            if (mask & (1u << i)) t += recs[i].amount;
+        return t;
+    }
+    bool fits_some_order(std::uint32_t applied, std::uint32_t placed, s64 total) const {
+        if (placed == applied) return true;
+        for (unsigned i = 0; i < nrecs; ++i) {
+            const std::uint32_t bit = 1u << i;
+            if (!(applied & bit) || (placed & bit)) continue;
+            if ((rec_known[i] & applied & ~placed) != 0) continue;  // an add before it is not
+            const s64 t = total + recs[i].amount;
+            if (recs[i].limited && (recs[i].amount > 0 ? t > recs[i].limit : t < recs[i].limit))
+                continue;
+            if (fits_some_order(applied, placed | bit, t)) return true;
+        }
+        return false;
     }
 
     // Is `target` the sum of the amounts of some subset of `mask`?
