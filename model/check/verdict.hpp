@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kverify::model {
 
@@ -52,6 +53,9 @@ struct search_spec {
     // instead of searching. Produced by the engine in verdict::replay.
     std::string replay;
     bool raw_trace = false;  // keep the engine's own trace text, uncleaned (for debugging)
+    // --split i/N (the dpor engines but the LKMM's): explore part split_part (1-based) of
+    // split_parts of the search's tree; 0 of 0: the whole search.
+    unsigned split_part = 0, split_parts = 0;
 
     // "exhaustive", "bounded:K" or "sampled:N"
     std::string str() const {
@@ -96,6 +100,22 @@ struct search_spec {
     }
 };
 
+// What one part of a split search explored, for merge to join the parts: the depth of the
+// search's tree at which it was cut, the subtrees rooted there, and this part's complete and
+// blocked executions per chunk it explored. Chunk 0 is what the search explores before the first
+// of those subtrees, chunk k what it explores from the k-th to the next; part i of N owns the
+// chunks k with k mod N = i - 1. A violation ends a part in violation_chunk, whose counts are
+// then those before it.
+struct split_chunk {
+    std::uint64_t index = 0, executions = 0, blocked = 0;
+};
+struct split_info {
+    unsigned depth = 0;
+    std::uint64_t roots = 0;
+    std::vector<split_chunk> chunks;
+    std::uint64_t violation_chunk = 0;
+};
+
 struct verdict {
     std::string engine;   // the engine that ran the search (relacy, dpor-rc11, dpor-sc)
     std::string outcome;  // "pass", "inconclusive", or the class of the violation found
@@ -107,6 +127,7 @@ struct verdict {
     double seconds = 0;
     std::string trace;   // counterexample, in kernel terms (empty on pass)
     std::string replay;  // what reproduces the counterexample exactly (engine-specific)
+    split_info split;    // a part of a split search (search.split_parts > 0)
 
     bool found_violation() const { return outcome != "pass" && outcome != "inconclusive"; }
 };

@@ -134,6 +134,7 @@ struct run_info {
     std::string table_path, table_digest;
     selection sel;
     std::string shard;         // "i/N", or "" when not sharded
+    std::string split;         // "i/N": part i of N of every selected row's search, or ""
     std::size_t selected = 0;  // rows in the selection before sharding
     unsigned jobs = 1;
     double wall_seconds = 0;

@@ -28,6 +28,7 @@ struct verify_options {
     std::string expected;  // the expected-verdict table
     selection sel;
     std::string shard;  // "i/N", or "" for every selected row
+    std::string split;  // "i/N": part i of N of each selected row's search (dpor), or ""
     unsigned jobs = 1;
     search_budget budget;
     bool progress = false;

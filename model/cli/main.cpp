@@ -98,6 +98,14 @@ const CLI::Validator shard_text(
     },
     "", "shard");
 
+const CLI::Validator split_text(
+    [](std::string& s) -> std::string {
+        unsigned i = 0, n = 0;
+        return parse_shard(s, i, n) ? std::string()
+                                    : "split '" + s + "' must be i/N with 1 <= i <= N";
+    },
+    "", "split");
+
 // ----- the parser: every command's options, and the command to run -----
 
 // --progress / --no-progress: by default, progress only when stderr is a terminal.
@@ -189,6 +197,11 @@ struct parser {
         v->add_option("--shard", verify.shard,
                       "run shard i of N of the selected rows ('kverify merge' joins them)")
             ->check(shard_text)
+            ->type_name("i/N");
+        v->add_option("--split", verify.split,
+                      "explore part i of N of each selected row's search (dpor-rc11, dpor-sc; "
+                      "'kverify merge' joins the parts)")
+            ->check(split_text)
             ->type_name("i/N");
         verify.jobs = default_jobs();
         v->add_option("-j,--jobs", verify.jobs,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// `kverify merge`: the --json files of a sharded run, checked to come from one table and
-// selection and to hold every selected row once, reported as verify reports them.
+// `kverify merge`: the --json files of a sharded or split run, checked to come from one table and
+// selection and to hold every selected row once (a split row: every part of it once, joined into
+// one row), reported as verify reports them.
 #include <algorithm>
 #include <fstream>
 
@@ -28,6 +29,7 @@ shard_file read_shard(const std::string& path) {
     f.info.table_digest = j.value("table_digest", "");
     f.info.sel = selection{sel.value("tier", ""), sel.value("filter", ""), sel.value("engine", "")};
     f.info.shard = j.value("shard", "");
+    f.info.split = j.value("split", "");
     f.info.selected = j.value("selected", std::size_t(0));
     f.info.jobs = j.value("jobs", 1u);
     f.info.wall_seconds = j.value("wall_seconds", 0.0);
@@ -38,6 +40,142 @@ shard_file read_shard(const std::string& path) {
 bool same_run(const run_info& a, const run_info& b) {
     return a.table_digest == b.table_digest && a.sel.tier == b.sel.tier &&
            a.sel.filter == b.sel.filter && a.sel.engine == b.sel.engine && a.selected == b.selected;
+}
+
+bool same_row(const row_result& a, const row_result& b) {
+    return a.row.check == b.row.check && a.row.engine == b.row.engine &&
+           a.row.search.str() == b.row.search.str();
+}
+
+std::string row_name(const row_result& r) {
+    return r.row.check + " " + r.row.engine + " " + r.row.search.str();
+}
+
+// The parts of one split search, joined into the row of the whole search (model/dpor/split.cpp):
+// every part of one split there once, from one build of the check; the counts summed; a
+// violation that of the lowest chunk any part found, at the index the chunks before it give.
+row_result join_parts(const std::vector<row_result>& parts) {
+    const row_result& first = parts.front();
+    const unsigned n = first.v.search.split_parts;
+    std::vector<const row_result*> by_part(n, nullptr);
+    for (const row_result& p : parts) {
+        const model::search_spec& s = p.v.search;
+        if (s.split_parts == 0)
+            throw usage_error("row " + row_name(p) + " is in the files both whole and in parts");
+        if (s.split_parts != n || p.v.split.depth != first.v.split.depth ||
+            p.v.split.roots != first.v.split.roots || p.algorithm != first.algorithm ||
+            p.variant != first.variant || p.config != first.config)
+            throw usage_error("row " + row_name(p) +
+                              ": its parts come from different splits or builds (parts " +
+                              std::to_string(s.split_parts) + " and " + std::to_string(n) + ")");
+        if (by_part[s.split_part - 1])
+            throw usage_error("row " + row_name(p) + ": part " + std::to_string(s.split_part) +
+                              " of " + std::to_string(n) + " appears more than once");
+        by_part[s.split_part - 1] = &p;
+    }
+    for (unsigned i = 0; i < n; ++i)
+        if (!by_part[i])
+            throw usage_error("row " + row_name(first) + ": part " + std::to_string(i + 1) +
+                              " of " + std::to_string(n) + " is missing");
+
+    row_result r = first;
+    r.v.search.split_part = r.v.search.split_parts = 0;
+    r.v.split = {};
+    r.v.executions = r.v.blocked = 0;
+    r.v.seconds = 0;
+    r.v.trace.clear();
+    r.v.replay.clear();
+    r.v.detail.clear();
+    r.v.also_sc.clear();
+    r.fingerprint.clear();
+    const row_result* violating = nullptr;
+    const row_result* unfinished = nullptr;  // an error, else an inconclusive part
+    for (const row_result* p : by_part) {
+        std::uint64_t in_chunks = 0;
+        for (const model::split_chunk& c : p->v.split.chunks) {
+            if (c.index % n != p->v.search.split_part - 1)
+                throw usage_error("row " + row_name(*p) + ": part " +
+                                  std::to_string(p->v.search.split_part) +
+                                  " counts a chunk of another part");
+            in_chunks += c.executions + c.blocked;
+        }
+        const std::uint64_t total =
+            p->v.found_violation() ? p->v.executions - 1 : p->v.executions + p->v.blocked;
+        if (in_chunks != total)
+            throw usage_error("row " + row_name(*p) + ": part " +
+                              std::to_string(p->v.search.split_part) +
+                              "'s counts do not add up over its chunks");
+        r.v.seconds += p->v.seconds;
+        if (p->v.found_violation()) {
+            if (!violating || p->v.split.violation_chunk < violating->v.split.violation_chunk)
+                violating = p;
+        } else if (p->v.outcome == "error") {
+            if (!unfinished || unfinished->v.outcome != "error") unfinished = p;
+        } else if (p->v.outcome == "inconclusive" && !unfinished) {
+            unfinished = p;
+        }
+    }
+    if (violating) {
+        // The whole search stops at its first violation: every execution of the chunks before
+        // its chunk (of every part), those of its chunk before it, and itself.
+        const std::uint64_t at = violating->v.split.violation_chunk;
+        std::uint64_t index = 1, blocked = 0;
+        for (const row_result* p : by_part)
+            for (const model::split_chunk& c : p->v.split.chunks)
+                if (c.index <= at) {
+                    index += c.executions + c.blocked;
+                    blocked += c.blocked;
+                }
+        const double seconds = r.v.seconds;
+        r.v = violating->v;
+        r.v.search.split_part = r.v.search.split_parts = 0;
+        r.v.split = {};
+        r.v.executions = index;
+        r.v.blocked = blocked;
+        r.v.seconds = seconds;
+        r.fingerprint = violating->fingerprint;
+        return r;
+    }
+    for (const row_result* p : by_part) {
+        r.v.executions += p->v.executions;
+        r.v.blocked += p->v.blocked;
+    }
+    if (unfinished) {
+        r.v.outcome = unfinished->v.outcome;
+        r.v.detail = "part " + std::to_string(unfinished->v.search.split_part) + " of " +
+                     std::to_string(n) + ": " + unfinished->v.detail;
+    } else {
+        r.v.outcome = "pass";
+    }
+    return r;
+}
+
+// The rows of split searches, each joined from its parts; the other rows as they are.
+std::vector<row_result> join_split_rows(std::vector<row_result> results) {
+    std::vector<row_result> out;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (results[i].v.search.split_parts == 0) {
+            bool parts_too = false;
+            for (const row_result& o : results)
+                parts_too = parts_too || (o.v.search.split_parts > 0 && same_row(o, results[i]));
+            if (parts_too)
+                throw usage_error("row " + row_name(results[i]) +
+                                  " is in the files both whole and in parts");
+            out.push_back(std::move(results[i]));
+            continue;
+        }
+        bool joined = false;
+        for (std::size_t k = 0; k < i; ++k)
+            joined =
+                joined || (results[k].v.search.split_parts > 0 && same_row(results[k], results[i]));
+        if (joined) continue;
+        std::vector<row_result> parts;
+        for (std::size_t k = i; k < results.size(); ++k)
+            if (results[k].v.search.split_parts > 0 && same_row(results[k], results[i]))
+                parts.push_back(results[k]);
+        out.push_back(join_parts(parts));
+    }
+    return out;
 }
 
 }  // namespace
@@ -61,8 +199,9 @@ int cmd_merge(const merge_options& o) {
             throw usage_error(path + ": comes from another table or selection than " +
                               o.files.front());
         }
-        shards +=
-            (shards.empty() ? "" : ", ") + (f.info.shard.empty() ? "unsharded" : f.info.shard);
+        shards += (shards.empty() ? "" : ", ") +
+                  (f.info.shard.empty() ? "unsharded" : f.info.shard) +
+                  (f.info.split.empty() ? "" : " split " + f.info.split);
         info.wall_seconds = std::max(info.wall_seconds, f.info.wall_seconds);
         info.jobs = std::max(info.jobs, f.info.jobs);
         for (const json& r : f.rows) {
@@ -73,6 +212,7 @@ int cmd_merge(const merge_options& o) {
             }
         }
     }
+    results = join_split_rows(std::move(results));
     std::stable_sort(results.begin(), results.end(), [](const row_result& a, const row_result& b) {
         return a.row.line < b.row.line;
     });

@@ -35,6 +35,11 @@ void judge(row_result& r) {
     } else if (v.outcome == "inconclusive" && r.row.expected != "inconclusive") {
         r.status = "inconclusive";
         r.mismatch = "inconclusive: " + v.detail;
+    } else if (v.search.split_parts > 0) {
+        // One part of a split search: only merge, with every part, can judge the row.
+        r.status = "part";
+        r.mismatch = "part " + std::to_string(v.search.split_part) + " of " +
+                     std::to_string(v.search.split_parts) + " (kverify merge judges the row)";
     } else if (v.outcome != r.row.expected) {
         r.status = "MISMATCH";
         r.mismatch = "expected " + r.row.expected + ", got " + v.outcome;
@@ -77,6 +82,7 @@ json results_to_json(const run_info& info, const std::vector<row_result>& result
             {"selection",
              {{"tier", info.sel.tier}, {"filter", info.sel.filter}, {"engine", info.sel.engine}}},
             {"shard", info.shard},
+            {"split", info.split},
             {"selected", info.selected},
             {"jobs", info.jobs},
             {"wall_seconds", info.wall_seconds},
@@ -422,6 +428,16 @@ void report::print_epilogue() const {
                             r.row.executions.c_str(),
                             static_cast<unsigned long long>(r.v.executions));
         std::printf("('kverify verify --repin' with the same selection re-pins these counts)\n");
+    }
+    if (counts["part"]) {
+        // A part of a search is no verdict of its row: merge joins the parts, and judges.
+        std::printf(
+            "\n%zu checks, %d of them as part %s of their search (kverify merge joins every "
+            "part and judges the rows), %d inconclusive, %d errors (%s wall, -j %u)\n",
+            results_.size(), counts["part"], info_.split.c_str(), counts["inconclusive"],
+            counts["error"], format_seconds(info_.wall_seconds).c_str(), info_.jobs);
+        std::fflush(stdout);
+        return;
     }
     std::vector<summary_row> summary;
     for (const row_result& r : results_)

@@ -29,6 +29,17 @@ json verdict_to_json(const verdict& v) {
         if (l.migrations >= 0) lj["migrations"] = l.migrations;
         j["limits"] = lj;
     }
+    if (v.search.split_parts > 0) {  // a part of a split search: what merge joins
+        json chunks = json::array();
+        for (const model::split_chunk& c : v.split.chunks)
+            chunks.push_back({c.index, c.executions, c.blocked});
+        j["split"] = {{"part", v.search.split_part},
+                      {"parts", v.search.split_parts},
+                      {"depth", v.split.depth},
+                      {"roots", v.split.roots},
+                      {"chunks", chunks},
+                      {"violation_chunk", v.split.violation_chunk}};
+    }
     return j;
 }
 
@@ -57,6 +68,22 @@ verdict verdict_from_json(const json& j) {
         v.seconds = j.value("seconds", 0.0);
         v.trace = j.value("trace", "");
         v.replay = j.value("replay", "");
+        if (j.contains("split")) {
+            const json& sp = j["split"];
+            v.search.split_part = sp.at("part").get<unsigned>();
+            v.search.split_parts = sp.at("parts").get<unsigned>();
+            if (v.search.split_parts == 0 || v.search.split_part < 1 ||
+                v.search.split_part > v.search.split_parts)
+                throw usage_error("split part " + std::to_string(v.search.split_part) + " of " +
+                                  std::to_string(v.search.split_parts));
+            v.split.depth = sp.at("depth").get<unsigned>();
+            v.split.roots = sp.at("roots").get<std::uint64_t>();
+            v.split.violation_chunk = sp.at("violation_chunk").get<std::uint64_t>();
+            for (const json& c : sp.at("chunks"))
+                v.split.chunks.push_back({c.at(0).get<std::uint64_t>(),
+                                          c.at(1).get<std::uint64_t>(),
+                                          c.at(2).get<std::uint64_t>()});
+        }
         return v;
     } catch (const json::exception& e) {
         throw usage_error(std::string("malformed verdict: ") + e.what());

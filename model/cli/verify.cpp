@@ -58,11 +58,26 @@ int cmd_verify(const verify_options& o) {
         info.shard = o.shard;
     }
 
+    unsigned split_part = 0, split_parts = 0;
+    if (!o.split.empty()) {
+        parse_shard(o.split, split_part, split_parts);
+        ++split_part;
+        info.split = o.split;
+        // The LKMM deduplicates graphs across its whole tree, and Relacy has no tree to cut.
+        for (const table_row& row : rows)
+            if (row.engine != "dpor-rc11" && row.engine != "dpor-sc")
+                throw usage_error("--split: row " + row.check + " on engine " + row.engine +
+                                  " cannot be split (only dpor-rc11 and dpor-sc searches are; "
+                                  "select them with --engine)");
+    }
+
     // One search per row, each in a child process; the report takes the verdicts in row order.
     std::vector<job> jobs;
     for (const table_row& row : rows) {
         jobs.push_back(job{model::find_check(row.check), row.engine, row.search});
         o.budget.apply(jobs.back().spec);
+        jobs.back().spec.split_part = split_part;
+        jobs.back().spec.split_parts = split_parts;
     }
     report rep(info, rows, o.report);
     rep.header();

@@ -64,8 +64,8 @@ namespace detail {
 
 explorer* current = nullptr;
 
-explorer::explorer(const program& p, const options& o)
-    : prog_(p), opt_(o), model_(make_consistency(o.model)) {
+explorer::explorer(const program& p, const options& o, const split_plan& split)
+    : prog_(p), opt_(o), model_(make_consistency(o.model)), split_(split) {
     if (p.tasks == 0 || p.tasks + 1 > max_threads)
         throw std::invalid_argument("dpor: a program has 1 to " + std::to_string(max_threads - 1) +
                                     " tasks");
@@ -79,6 +79,7 @@ explorer::explorer(const program& p, const options& o)
 }  // namespace detail
 
 result explore(const program& prog, const options& opt) {
+    if (opt.split_parts > 0) return detail::explore_part(prog, opt);
     detail::explorer x(prog, opt);
     return x.run();
 }

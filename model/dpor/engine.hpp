@@ -102,6 +102,10 @@ struct options {
     std::function<void(std::uint64_t executions, std::uint64_t blocked)> progress;
     // Replay exactly the execution a violation's `replay` string describes, and nothing else.
     std::string replay;
+    // Explore only part split_part (1-based) of split_parts of the search's tree (0: all of it):
+    // the parts are disjoint, their counts add up to the whole search's (model/dpor/README.md).
+    // Not under the LKMM, whose deduplication spans the whole tree.
+    unsigned split_part = 0, split_parts = 0;
 };
 
 struct violation {
@@ -111,6 +115,7 @@ struct violation {
     std::string trace;               // the execution in kernel terms (when options::trace)
     std::string replay;              // what reproduces this execution exactly (options::replay)
     std::uint64_t at_execution = 0;  // 1-based index of the execution that showed it
+    std::uint64_t split_chunk = 0;   // options::split_parts: the chunk it was found in
 };
 
 struct result {
@@ -126,6 +131,15 @@ struct result {
     std::vector<std::string> graphs;          // collect_graphs: complete executions
     std::vector<std::string> blocked_graphs;  // collect_graphs: blocked executions
     double seconds = 0;
+    // options::split_parts: the depth of the tree it was split at, the subtrees rooted there, and
+    // this part's counts per chunk it explored (chunk 0: before the first subtree, chunk k: from
+    // the k-th subtree to the next; part i of N owns the chunks k with k mod N = i - 1).
+    struct chunk {
+        std::uint64_t index = 0, executions = 0, blocked = 0;
+    };
+    unsigned split_depth = 0;
+    std::uint64_t split_roots = 0;
+    std::vector<chunk> split_chunks;
 };
 
 result explore(const program& prog, const options& opt);

@@ -22,7 +22,9 @@ result explorer::run() {
             throw std::invalid_argument("dpor: malformed replay string");
         run_execution(0);
     } else {
+        owned_ = split_.part == 0;  // the first run is chunk 0's
         run_execution(0);
+        if (split_.parts) split_mark_children(0, 1, 0);
         while (!stack_.empty() && !stop_all_) {
             const std::size_t ci = stack_.size() - 1;
             if (stack_[ci].work.empty()) {
@@ -31,8 +33,19 @@ result explorer::run() {
             }
             item it = std::move(stack_[ci].work.back());
             stack_[ci].work.pop_back();
+            if (split_.parts && !split_enter(it)) continue;  // another part's subtree
+            const std::size_t contexts = stack_.size(), items = stack_[ci].work.size();
             apply(ci, std::move(it));
+            if (split_.parts) split_mark_children(ci, contexts, items);
         }
+    }
+    if (split_.parts) {
+        res_.split_depth = split_.depth;
+        res_.split_roots = split_.census ? roots_ : split_.roots;
+        if (!split_.census && !stop_all_ && internal_msg_.empty() && roots_ != split_.roots)
+            internal_msg_ =
+                "a part of a split search met another number of subtrees than "
+                "the census";
     }
     current = nullptr;
     if (!internal_msg_.empty()) throw std::logic_error("dpor: " + internal_msg_);
@@ -391,6 +404,8 @@ void explorer::end_of_replay() {
 
 void explorer::finish_execution() {
     if (discard_) return;
+    if (split_.parts && (split_.census || !owned_)) return;  // another part counts it
+    const std::uint64_t executions_before = res_.executions, blocked_before = res_.blocked;
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
     if (opt_.model == memory_model::lkmm &&
@@ -462,6 +477,8 @@ void explorer::finish_execution() {
         ++res_.blocked;
         if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
     }
+    if (split_.parts)
+        split_count(res_.executions - executions_before, res_.blocked - blocked_before);
     const std::uint64_t n = res_.executions + res_.blocked;
     if (opt_.progress && (n & 1023u) == 0) opt_.progress(res_.executions, res_.blocked);
     if (opt_.max_executions && n >= opt_.max_executions) {
@@ -496,6 +513,7 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
     v.message = msg;
     v.where = where;
     v.at_execution = res_.executions + res_.blocked + 1;
+    v.split_chunk = roots_;
     v.replay = encode_replay(g());
     if (opt_.trace && !tracing_) {
         // Run the same graph once more with the trace on: the same events, in the same order.

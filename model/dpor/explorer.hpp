@@ -9,6 +9,7 @@
 //   annotate.cpp the LKMM: kernel primitives, dependencies, replays that diverge
 //   lb.cpp       the LKMM: load buffering, holes, revisits
 //   trace.cpp    traces of violations and replay strings
+//   split.cpp    one search in parts: the census of the tree, which runs a part owns
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
 
@@ -55,6 +56,7 @@ struct item {
     eid e;  // the read / write / choice it changes (bwd: the revisited read)
     eid w;  // fwd_read: the new write read; fwd_co: the new co predecessor; bwd: the write
     std::uint32_t choice = 0;
+    std::uint32_t depth = 0;             // in the tree of runs (split.cpp): its parent's + 1
     std::vector<std::uint32_t> keep;     // bwd: per-thread prefix kept
     std::vector<std::uint32_t> wprefix;  // bwd: per-thread length of the write's porf prefix
     // bwd under the LKMM: the events kept (per thread, per event; the others before a kept one
@@ -74,12 +76,25 @@ constexpr std::size_t arena_size = 8 * 1024 * 1024;
 // A trace of thousands of events (an event limit) keeps its start and its end.
 std::string shorten(const std::string& trace);
 
+// How a search is split (split.cpp): part `part` (0-based) of `parts` owns the subtrees of the
+// tree of runs rooted at `depth` whose number in exploration order is `part` modulo `parts`, and
+// what comes after such a subtree up to the next one. A census only counts those subtrees.
+struct split_plan {
+    unsigned part = 0, parts = 0;  // parts == 0: the whole search
+    unsigned depth = 0;
+    std::uint64_t roots = 0;  // the subtrees at `depth`, as the census counted them
+    bool census = false;
+};
+
+// One part of a split search (options::split_parts): the census of the tree, then the part.
+result explore_part(const program& prog, const options& opt);
+
 class explorer;
 extern explorer* current;  // the explorer whose program runs now (rt's operations go to it)
 
 class explorer {
 public:
-    explorer(const program& p, const options& o);
+    explorer(const program& p, const options& o, const split_plan& split = {});
 
     result run();
 
@@ -129,6 +144,10 @@ private:
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);
+    // ----- a part of a split search (split.cpp) -----
+    bool split_enter(const item& it);
+    void split_mark_children(std::size_t ci, std::size_t contexts, std::size_t items);
+    void split_count(std::uint64_t executions, std::uint64_t blocked);
     // ----- the LKMM's exploration: holes and load buffering (lb.cpp) -----
     vclock graph_porf(eid e) const;
     std::vector<std::vector<char>> dependency_prefix(eid w) const;
@@ -239,6 +258,12 @@ private:
     // LKMM: fingerprints of the graphs a run started on, and of the complete executions counted
     std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
     bool skip_apply_ = false;  // apply_lkmm dropped its item (lb.cpp)
+    // a split search (split.cpp): the depth of the run going on, the subtrees met at the plan's
+    // depth, and whether this part owns the run going on
+    split_plan split_;
+    std::uint32_t depth_ = 0;
+    std::uint64_t roots_ = 0;
+    bool owned_ = true;
 
     bool tracing_ = false;
     std::string trace_;

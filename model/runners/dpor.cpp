@@ -100,6 +100,8 @@ dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_
     o.stop_class = stop_class;
     o.all_violations = stop_class.empty() && std::getenv("KVERIFY_ALL_VIOLATIONS") != nullptr;
     o.replay = spec.replay;
+    o.split_part = spec.split_part;
+    o.split_parts = spec.split_parts;
     o.context = [](unsigned thread) {
         char buf[64];
         kernel::get().context_label(buf, sizeof buf, thread == 0, thread == 0 ? 0 : thread - 1);
@@ -132,6 +134,13 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
     v.seconds = r.seconds;
     v.executions = r.executions;
     v.blocked = r.blocked;
+    if (spec.split_parts > 0) {
+        v.split.depth = r.split_depth;
+        v.split.roots = r.split_roots;
+        for (const dpor::result::chunk& c : r.split_chunks)
+            v.split.chunks.push_back({c.index, c.executions, c.blocked});
+        if (!r.violations.empty()) v.split.violation_chunk = r.violations.front().split_chunk;
+    }
     if (!r.violations.empty()) {
         const dpor::violation& x = r.violations.front();
         v.outcome = x.cls;
@@ -149,6 +158,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
             // Does it also occur under SC? (An interleaving bug, or a weak-memory one.)
             search_spec sc = spec;
             sc.replay.clear();
+            sc.split_part = sc.split_parts = 0;  // the whole search, as unsplit
             const dpor::result s = explore(prog, sc, dpor::memory_model::sc, x.cls, false,
                                            model == dpor::memory_model::lkmm);
             v.also_sc = !s.violations.empty() ? "yes" : s.complete ? "no" : "unknown";

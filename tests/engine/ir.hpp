@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -48,8 +49,10 @@ struct engine_run {
     std::vector<outcome> outcomes;  // one per complete execution
 };
 
-// Runs p on the engine under the given options (collect_graphs is forced on).
-inline engine_run run_on_engine(const prog& p, options opt) {
+// Runs p on the engine under the given options (collect_graphs is forced on). `at_end`, when
+// given, sees the results of each execution that ends (it may call rt::fail).
+inline engine_run run_on_engine(const prog& p, options opt,
+                                const std::function<void(const outcome&)>& at_end = {}) {
     static value_t locs[max_locs];  // addresses only: the engine keeps the values
     engine_run out;
     outcome regs(p.threads.size());
@@ -101,7 +104,10 @@ inline engine_run run_on_engine(const prog& p, options opt) {
             }
         }
     };
-    pr.teardown = [&] { out.outcomes.push_back(regs); };
+    pr.teardown = [&] {
+        out.outcomes.push_back(regs);
+        if (at_end) at_end(regs);
+    };
     out.res = explore(pr, opt);
     return out;
 }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One search in parts (options::split_parts): every run of the program but the first comes from
+// one alternative of one earlier run, so the runs form a tree, explored depth first. The tree is
+// cut at a depth where it has enough subtrees: part i of N explores the subtrees whose number in
+// exploration order is i - 1 modulo N, and every run above that depth (it needs them to reach its
+// subtrees) but counts only the runs that come after one of its own subtrees and before the next
+// subtree. So every run is counted by exactly one part, the parts' counts add up to the whole
+// search's, and the runs a part counts are, chunk by chunk, those of the whole search in its own
+// order: the first violation of the whole search is the one of the lowest chunk any part reports.
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+namespace {
+
+// Subtrees per part the cut aims at: enough for their sizes to even out, few enough that the
+// runs above the cut (every part makes them, and the census before) stay a small share of a
+// part. The trees are skewed: on percpu_counter/local-cas-preempt-off/mig2-irq in 4 parts, 32
+// per part cut at depth 2 and left the largest part 49% of the runs, 256 cut at depth 3 and
+// leave it 41% (one subtree holds 14%), 1024 cut at depth 5 and leave it 29% but the census
+// costs each part about an eighth of the whole search.
+constexpr std::uint64_t roots_per_part = 256;
+// The census stops deepening when the runs above the cut exceed this (a narrow, deep tree).
+constexpr std::uint64_t max_census_runs = 5000;
+
+}  // namespace
+
+// The run of item `it` is about to start: is it this part's? (false: it is not run at all.)
+bool explorer::split_enter(const item& it) {
+    depth_ = it.depth;
+    if (it.depth == split_.depth) {
+        ++roots_;
+        if (split_.census) return false;
+    }
+    owned_ = roots_ % split_.parts == split_.part;
+    if (it.depth > split_.depth && !owned_)
+        internal_error("a run below the cut of a split search in a subtree of another part");
+    return it.depth != split_.depth || owned_;
+}
+
+// The alternatives the run at depth_ left (those added since the stack held `contexts`
+// contexts and the top one `items` items) are its children. Above the cut, an only child keeps
+// its parent's depth: a chain of runs with one alternative each is no branching, and counting
+// it would put the cut above a subtree that holds most of the tree.
+void explorer::split_mark_children(std::size_t ci, std::size_t contexts, std::size_t items) {
+    std::size_t children = 0;
+    for (std::size_t k = ci; k < stack_.size(); ++k)
+        children += stack_[k].work.size() - (k + 1 == contexts ? items : 0);
+    const std::uint32_t depth = children == 1 && depth_ < split_.depth ? depth_ : depth_ + 1;
+    for (std::size_t k = ci; k < stack_.size(); ++k) {
+        std::vector<item>& work = stack_[k].work;
+        for (std::size_t n = k + 1 == contexts ? items : 0; n < work.size(); ++n)
+            work[n].depth = depth;
+    }
+}
+
+void explorer::split_count(std::uint64_t executions, std::uint64_t blocked) {
+    if (executions == 0 && blocked == 0) return;
+    auto& chunks = res_.split_chunks;
+    if (chunks.empty() || chunks.back().index != roots_) chunks.push_back({roots_, 0, 0});
+    chunks.back().executions += executions;
+    chunks.back().blocked += blocked;
+}
+
+result explore_part(const program& prog, const options& opt) {
+    if (opt.split_parts == 0 || opt.split_part < 1 || opt.split_part > opt.split_parts)
+        throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of " +
+                                    std::to_string(opt.split_parts));
+    if (opt.model == memory_model::lkmm)
+        throw std::invalid_argument(
+            "dpor: a search under the LKMM cannot be split (it deduplicates graphs across the "
+            "whole tree)");
+    if (!opt.replay.empty())
+        throw std::invalid_argument("dpor: a replay is one execution, not a search to split");
+    const auto start = clock_type::now();
+    const auto spent = [&] {
+        return std::chrono::duration<double>(clock_type::now() - start).count();
+    };
+
+    // The census: the shallowest depth with enough subtrees (else the one with the most), the
+    // same in every part since it depends only on the program, the model and N.
+    options census = opt;
+    census.trace = false;
+    census.max_executions = 0;
+    census.progress = nullptr;
+    census.on_complete = nullptr;
+    census.collect_graphs = false;
+    split_plan plan;
+    plan.part = opt.split_part - 1;
+    plan.parts = opt.split_parts;
+    plan.census = true;
+    unsigned best_depth = 1;
+    std::uint64_t best_roots = 0;
+    for (unsigned d = 1; d < 1000; ++d) {
+        plan.depth = d;
+        explorer x(prog, census, plan);
+        const result r = x.run();
+        if (!r.complete) {
+            result out;
+            out.complete = false;
+            out.incomplete_reason = r.incomplete_reason + " (in the census of the split)";
+            out.seconds = spent();
+            return out;
+        }
+        if (r.split_roots > best_roots) {
+            best_roots = r.split_roots;
+            best_depth = d;
+        }
+        if (r.split_roots == 0 || r.split_roots >= roots_per_part * opt.split_parts ||
+            r.replays > max_census_runs)
+            break;
+    }
+
+    plan.census = false;
+    plan.depth = best_depth;
+    plan.roots = best_roots;
+    options main = opt;
+    if (opt.budget_s > 0) main.budget_s = std::max(opt.budget_s - spent(), 1e-3);
+    explorer x(prog, main, plan);
+    result r = x.run();
+    r.seconds = spent();
+    return r;
+}
+
+}  // namespace kverify::dpor::detail
