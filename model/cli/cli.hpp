@@ -172,6 +172,8 @@ private:
 };
 
 std::string format_seconds(double s);  // "<1 ms", "12 ms", "3.45 s", "2m05s"
+// "N checks: A as expected, B differ, C count changed, D inconclusive": verify's last line.
+std::string totals_line(const std::vector<row_result>& results);
 
 // ----- the summary: one line per variant (summary.cpp) -----
 
