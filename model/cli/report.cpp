@@ -91,6 +91,8 @@ json results_to_json(const run_info& info, const std::vector<row_result>& result
             {"rows", rows}};
 }
 
+}  // namespace
+
 // XML 1.0 text: UTF-8, and no control characters but tab, newline and carriage return. A
 // control character becomes '?', a byte that is no part of a well-formed UTF-8 sequence (or
 // one that encodes a surrogate or a non-character XML forbids) U+FFFD.
@@ -127,6 +129,8 @@ std::string xml_safe(const std::string& s) {
     }
     return r;
 }
+
+namespace {
 
 // Seconds as JUnit readers parse them: a plain decimal, never an exponent.
 std::string junit_time(double s) {
@@ -454,6 +458,7 @@ void report::write_files() const {
     if (!o_.junit.empty()) write_file(o_.junit, junit_xml(results_, info_.wall_seconds));
     if (!o_.markdown.empty())
         write_file(o_.markdown, markdown_summary(results_, info_, o_.allow_count_changed));
+    if (!o_.html.empty()) write_html(o_.html, info_, results_, totals_line(results_));
 }
 
 }  // namespace kverify::cli
