@@ -145,6 +145,7 @@ struct report_options {
     bool rows = false;    // the line of every row (--rows), not only the summary
     bool allow_count_changed = false;
     std::string json, junit, markdown;  // result files to write, "" = none
+    std::string html;                   // the report page's directory (--html), "" = none
 };
 
 // What verify and merge print and write, from the same calls: verify adds each row's result
@@ -173,6 +174,20 @@ private:
 };
 
 std::string format_seconds(double s);  // "<1 ms", "12 ms", "3.45 s", "2m05s"
+// "N checks: A as expected, B differ, C count changed, D inconclusive": verify's last line.
+std::string totals_line(const std::vector<row_result>& results);
+// Valid XML 1.0 text in UTF-8: a control character but tab and newlines as '?', a byte that
+// starts no well-formed UTF-8 sequence as U+FFFD.
+std::string xml_safe(const std::string& s);
+
+// ----- the report page (html.cpp) -----
+
+// Fails before any search when DIR cannot become the report: a file, or a directory that is
+// neither empty nor an earlier report (which it removes, so a failed run leaves none).
+void check_html_dir(const std::string& dir);
+// index.html, its style sheet, script and pictures, in a hidden directory renamed to DIR.
+void write_html(const std::string& dir, const run_info& info,
+                const std::vector<row_result>& results, const std::string& totals);
 
 // ----- the summary: one line per variant (summary.cpp) -----
 
@@ -186,6 +201,9 @@ struct summary_row {
 // `colour`: ANSI colours (colour_wanted()).
 std::string variant_summary(const std::vector<summary_row>& rows, bool colour);
 bool colour_wanted(int fd);  // fd is a terminal and NO_COLOR is unset or empty
+// The configuration part of a check's name (ALGORITHM/VARIANT/CONFIG), "" for a name that is
+// the variant's alone (litmus/mp/relaxed).
+std::string config_of(const std::string& check, const std::string& variant);
 // The rows whose status is not ok, one short line each (verify's last lines); "" when none.
 std::string difference_list(const std::vector<row_result>& results);
 

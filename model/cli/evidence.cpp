@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `kverify evidence`: what each variant of an algorithm is verified against, read from the
-// expected-verdict table (every row of which `verify` checks): per variant, one line per memory
-// model and engine, search, tier and verdict, with the configurations it covers; of the rows of
-// one check on one engine only the strongest search is shown. The tables in
-// proofs/objpool.md and proofs/percpu_counter.md are this output (ctest proofs.evidence).
+// expected-verdict table (every row of which `verify` checks): per variant, one list item per
+// memory model and engine, search, tier and verdict, with the configurations it covers; of the
+// rows of one check on one engine only the strongest search is shown. Every line fits 80
+// columns. The evidence in proofs/objpool.md and proofs/percpu_counter.md is this output
+// (ctest proofs.evidence).
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -62,6 +63,27 @@ std::string config_list(const std::vector<std::string>& configs) {
     return out;
 }
 
+// A list item within 80 columns: broken after a ", " where the next part would not fit, the
+// rest indented by two spaces.
+std::string wrapped(const std::string& item) {
+    constexpr std::size_t width = 80;
+    std::string out, line;
+    std::size_t from = 0;
+    while (from < item.size()) {
+        std::size_t to = item.find(", ", from);
+        to = to == std::string::npos ? item.size() : to + 2;
+        const std::string part = item.substr(from, to - from);
+        if (!line.empty() && line.size() + part.size() > width + (to < item.size())) {
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            out += line + "\n";
+            line = "  ";
+        }
+        line += part;
+        from = to;
+    }
+    return out + line + "\n";
+}
+
 // The algorithms of the table's rows, in table order.
 std::vector<std::string> evidence_algorithms(const table& t) {
     std::vector<std::string> r;
@@ -72,7 +94,7 @@ std::vector<std::string> evidence_algorithms(const table& t) {
     return r;
 }
 
-// A Markdown table of the rows of one algorithm: per variant, a line per engine (memory model),
+// The rows of one algorithm as Markdown: per variant, a list item per engine (memory model),
 // search, tier and verdict, naming the configurations it covers.
 std::string evidence_markdown(const table& t, const std::string& algorithm) {
     // Variants and their configurations in registration order; the configuration is the last
@@ -111,16 +133,19 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
         lines[c.variant][k].emplace_back(order.at(c.name), c.name.substr(c.name.rfind('/') + 1));
     }
 
+    // Per variant a bold name and a list, one item per line key; an item wraps at 80 columns
+    // between configurations, going on indented (Markdown continues the item).
     std::ostringstream out;
-    out << "| variant | model (engine) | search | tier | verdict | configurations |\n"
-        << "|---|---|---|---|---|---|\n";
+    bool first_variant = true;
     for (const std::string& v : variants) {
+        out << (first_variant ? "" : "\n") << "**" << v << "**";
+        first_variant = false;
         const auto it = lines.find(v);
         if (it == lines.end()) {
-            out << "| **" << v << "** | | | | no rows | |\n";
+            out << ": no rows\n";
             continue;
         }
-        bool first = true;
+        out << "\n\n";
         for (auto& [k, cs] : it->second) {
             std::sort(cs.begin(), cs.end());
             std::vector<std::string> names;
@@ -130,9 +155,8 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
                 names.size() == registered && registered > 1
                     ? "every configuration (" + std::to_string(registered) + ")"
                     : config_list(names);
-            out << "| " << (first ? "**" + v + "**" : "") << " | " << model_of(k.engine) << " | "
-                << k.search << " | " << k.tier << " | " << k.verdict << " | " << which << " |\n";
-            first = false;
+            out << wrapped("- " + model_of(k.engine) + ", " + k.search + ", " + k.tier + ", " +
+                           k.verdict + ": " + which);
         }
     }
     return out.str();

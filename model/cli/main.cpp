@@ -165,6 +165,8 @@ struct parser {
             ->type_name("FILE");
         a->add_option("--markdown", to.markdown, "write a summary for a review comment")
             ->type_name("FILE");
+        a->add_option("--html", to.html, "write a report page: DIR/index.html and its files")
+            ->type_name("DIR");
         a->add_flag("--allow-count-changed", to.allow_count_changed,
                     "count-changed rows are reported but do not fail");
         a->add_flag("--trace", to.traces, "print the trace of every violation, expected or not");

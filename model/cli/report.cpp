@@ -97,6 +97,8 @@ json results_to_json(const run_info& info, const std::vector<row_result>& result
             {"rows", rows}};
 }
 
+}  // namespace
+
 // XML 1.0 text: UTF-8, and no control characters but tab, newline and carriage return. A
 // control character becomes '?', a byte that is no part of a well-formed UTF-8 sequence (or
 // one that encodes a surrogate or a non-character XML forbids) U+FFFD.
@@ -133,6 +135,8 @@ std::string xml_safe(const std::string& s) {
     }
     return r;
 }
+
+namespace {
 
 // Seconds as JUnit readers parse them: a plain decimal, never an exponent.
 std::string junit_time(double s) {
@@ -446,13 +450,20 @@ void report::print_epilogue() const {
     std::printf("\n%s", variant_summary(summary, colour_wanted(1)).c_str());
     const std::string differ = difference_list(results_);
     if (!differ.empty()) std::printf("\n%s", differ.c_str());
-    std::printf(
-        "\n%zu checks: %d as expected, %d differ, %d count changed, %d inconclusive "
-        "(%s wall, -j %u)\n",
-        results_.size(), counts["ok"], counts["MISMATCH"] + counts["error"],
-        counts["count-changed"], counts["inconclusive"], format_seconds(info_.wall_seconds).c_str(),
-        info_.jobs);
+    // The time on a line of its own keeps the totals, the last line (scripts read it with
+    // tail -1), within 80 columns for any table of fewer than 10000 rows.
+    std::printf("\nwall time %s, -j %u\n", format_seconds(info_.wall_seconds).c_str(), info_.jobs);
+    std::printf("%s\n", totals_line(results_).c_str());
     std::fflush(stdout);
+}
+
+std::string totals_line(const std::vector<row_result>& results) {
+    std::map<std::string, int> counts;
+    for (const row_result& r : results) ++counts[r.status];
+    return std::to_string(results.size()) + " checks: " + std::to_string(counts["ok"]) +
+           " as expected, " + std::to_string(counts["MISMATCH"] + counts["error"]) + " differ, " +
+           std::to_string(counts["count-changed"]) + " count changed, " +
+           std::to_string(counts["inconclusive"]) + " inconclusive";
 }
 
 void report::write_files() const {
@@ -463,6 +474,7 @@ void report::write_files() const {
     if (!o_.junit.empty()) write_file(o_.junit, junit_xml(results_, info_.wall_seconds));
     if (!o_.markdown.empty())
         write_file(o_.markdown, markdown_summary(results_, info_, o_.allow_count_changed));
+    if (!o_.html.empty()) write_html(o_.html, info_, results_, totals_line(results_));
 }
 
 }  // namespace kverify::cli

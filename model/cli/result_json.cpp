@@ -198,7 +198,15 @@ void check_outputs(const report_options& o) {
                                   " name one file, " + *files[i].second +
                                   ": each result file needs its own");
         }
-    for (const auto& f : files) check_writable(*f.second, true);
+    for (const auto& f : files) {
+        // The report page's directory is replaced whole: no other result file goes in it.
+        if (!o.html.empty() && !f.second->empty() &&
+            (*f.second == o.html || f.second->rfind(o.html + "/", 0) == 0))
+            throw usage_error(std::string(f.first) + " " + *f.second +
+                              ": the --html directory is no place for another result file");
+        check_writable(*f.second, true);
+    }
+    check_html_dir(o.html);
 }
 
 }  // namespace kverify::cli

@@ -44,6 +44,8 @@ struct variant_line {
     bool differs = false;
 };
 
+}  // namespace
+
 // The configuration part of a check's name, ALGORITHM/VARIANT/CONFIG; "" when the name is the
 // variant's alone (litmus/mp/relaxed), the rest of it when the variant is not in it.
 std::string config_of(const std::string& check, const std::string& variant) {
@@ -53,8 +55,6 @@ std::string config_of(const std::string& check, const std::string& variant) {
     if (end > 0 && check.compare(end - 1, std::string::npos, "/" + variant) == 0) return "";
     return check.substr(check.find('/') + 1);
 }
-
-}  // namespace
 
 bool colour_wanted(int fd) {
     const char* no = std::getenv("NO_COLOR");

@@ -599,21 +599,19 @@ TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_stronge
     const result r = kverify({"evidence", "objpool", "--expected", path("t.tsv")});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string want =
-        "| **v6.15** | RC11 (dpor) | exhaustive | quick | pass | c2-o2[-np] |\n"
-        "|  | RC11 (dpor) | exhaustive | quick | data-race | c2-o1 |\n"
-        "|  | RC11 (dpor) | exhaustive | quick | loss | c2-o1-np |\n"
-        "|  | SC (dpor) | exhaustive | quick | pass | c2-o1-np |\n"
-        "|  | C++11 (Relacy) | bounded:3 | full | pass | c2-o2 |\n"
-        "|  | C++11 (Relacy) | sampled:10 | quick | pass | c2-o2-np |\n";
+        "**v6.15**\n\n"
+        "- RC11 (dpor), exhaustive, quick, pass: c2-o2[-np]\n"
+        "- RC11 (dpor), exhaustive, quick, data-race: c2-o1\n"
+        "- RC11 (dpor), exhaustive, quick, loss: c2-o1-np\n"
+        "- SC (dpor), exhaustive, quick, pass: c2-o1-np\n"
+        "- C++11 (Relacy), bounded:3, full, pass: c2-o2\n"
+        "- C++11 (Relacy), sampled:10, quick, pass: c2-o2-np\n";
     EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("bounded:2"), std::string::npos) << "a weaker search shown: " << r.out;
-    EXPECT_NE(r.out.find("| **v6.7** | | | | no rows | |\n"), std::string::npos) << r.out;
-    // The summary block first (tests/cli/summary_test.cpp), then the table.
+    EXPECT_NE(r.out.find("\n**v6.7**: no rows\n"), std::string::npos) << r.out;
+    // The summary block first (tests/cli/summary_test.cpp), then the lists.
     EXPECT_EQ(r.out.rfind("```\nobjpool: ", 0), 0u) << r.out;
-    EXPECT_NE(r.out.find("```\n\n| variant | model (engine) | search | tier | verdict | "
-                         "configurations |\n|---|---|---|---|---|---|\n"),
-              std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find("```\n\n**v6.7**: no rows\n\n**v6.10**"), std::string::npos) << r.out;
 
     // A line that covers every configuration of the variant says so.
     // Every check of the variant, the coverage checks (coverage/objpool/v6.15/...) included.
@@ -628,9 +626,9 @@ TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_stronge
     }
     spit(path("all.tsv"), text);
     const result all = kverify({"evidence", "objpool", "--expected", path("all.tsv")});
-    EXPECT_NE(all.out.find("| **v6.15** | RC11 (dpor) | exhaustive | quick | pass | every "
+    EXPECT_NE(all.out.find("**v6.15**\n\n- RC11 (dpor), exhaustive, quick, pass: every "
                            "configuration (" +
-                           std::to_string(n) + ") |"),
+                           std::to_string(n) + ")\n"),
               std::string::npos)
         << all.out;
 
