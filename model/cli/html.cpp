@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "model/cli/commands.hpp"
@@ -418,11 +419,26 @@ void write_html(const std::string& dir, const run_info& info,
 
         // The pictures: SVG when dot runs, else the dot text on the page. A graph too large is
         // not drawn (dot takes minutes on the few of thousands of events); its text is linked.
+        // Drawn: every row that differs from the table, and per variant, engine and verdict
+        // class the first row of the table (the smallest configuration the summary names);
+        // the others link their dot text (a quick tier has over a thousand violations, and
+        // drawing them all cost more than the run).
         constexpr std::size_t max_drawn = 32 * 1024;  // bytes of dot text
         const bool dot = have_dot();
         std::vector<std::size_t> to_draw;
+        std::set<std::string> drawn_kinds;
+        std::vector<bool> skipped_of(results.size(), false);
         for (const auto& [i, text] : p.graphs) {
             put((tmp / "graphs" / ("r" + std::to_string(i) + ".dot")).string(), text);
+            const row_result& r = results[i];
+            const bool first =
+                drawn_kinds
+                    .insert(r.algorithm + "/" + r.variant + " " + r.row.engine + " " + r.v.outcome)
+                    .second;
+            if (!first && r.status == "ok") {
+                skipped_of[i] = true;
+                continue;
+            }
             if (dot && text.size() <= max_drawn) to_draw.push_back(i);
         }
         std::vector<bool> drawn_of(results.size(), false);
@@ -446,6 +462,11 @@ void write_html(const std::string& dir, const run_info& info,
             if (drawn_of[row]) {
                 details += "<p class=\"graph\"><img src=\"graphs/r" + i +
                            ".svg\" alt=\"execution graph of the counterexample\"></p>";
+            } else if (skipped_of[row]) {
+                details +=
+                    "<p>Drawn for the first row of this variant, engine and verdict "
+                    "only; this one's dot text: " +
+                    file + " (or <code>--graph</code> below)</p>";
             } else if (dot_text.size() > max_drawn) {
                 details += "<p>Too large to draw here (" + std::to_string(dot_text.size() / 1024) +
                            " KiB of dot text): " + file + "</p>";
