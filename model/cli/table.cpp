@@ -71,9 +71,9 @@ bool engine_offers(const std::string& engine, const search_spec& s) {
     return engine.rfind("dpor-", 0) != 0 || s.kind == model::search_kind::exhaustive;
 }
 
-std::string joined_engines() {
+std::string joined(const std::vector<std::string>& names) {
     std::string all;
-    for (const std::string& e : model::known_engines()) all += (all.empty() ? "" : ", ") + e;
+    for (const std::string& e : names) all += (all.empty() ? "" : ", ") + e;
     return all;
 }
 
@@ -110,7 +110,7 @@ table load_table(const std::string& path) {
         if (!c) bad("unknown check '" + r.check + "' (see 'kverify list')");
         if (!c->supports(r.engine))
             bad("check " + r.check + " cannot run on engine '" + r.engine +
-                "' (known engines: " + joined_engines() + ")");
+                "' (known engines: " + joined(model::known_engines()) + ")");
         std::string err;
         if (!search_spec::parse(f[2], r.search, err)) bad(err);
         if (!engine_offers(r.engine, r.search))
@@ -118,6 +118,10 @@ table load_table(const std::string& path) {
                 " (its only search is exhaustive)");
         if (r.expected.empty() || r.expected.find(' ') != std::string::npos)
             bad("expected verdict '" + r.expected + "' is not a verdict class");
+        if (const model::check_engine& e = *c->engine(r.engine);
+            r.expected != "pass" && r.expected != "inconclusive" && !e.reports(r.expected))
+            bad("check " + r.check + " on " + r.engine + " has no verdict class '" + r.expected +
+                "' (its verdicts: pass, inconclusive, " + joined(e.classes) + ")");
         if (r.executions != "-" && (r.executions.empty() || r.executions.find_first_not_of(
                                                                 "0123456789") != std::string::npos))
             bad("executions must be a number or '-', got '" + r.executions + "'");

@@ -78,6 +78,9 @@ struct object {
 
 template <class Variant, unsigned Tasks>
 struct objpool_scenario : scenario_base {
+    static constexpr const char* properties[] = {"init",          "foreign-object", "duplicate",
+                                                 "stale-payload", "slot-invariant", "loss",
+                                                 "false-empty",   "release"};
     static constexpr unsigned tasks = Tasks;
     using params = objpool_params;
     using pool_t = objpool<E, Variant>;
