@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The expected-verdict table: loading and validating proofs/expected/verdicts.tsv, selecting and
-// sharding its rows, and re-pinning execution counts in place.
+// sharding its rows (by the costs of row_times.cpp), and re-pinning execution counts in place.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -161,23 +161,20 @@ bool parse_shard(const std::string& s, unsigned& index, unsigned& count) {
 }
 
 std::vector<table_row> shard_rows(const std::vector<table_row>& rows, unsigned index,
-                                  unsigned count) {
+                                  unsigned count, const row_times& times) {
     // Longest processing time first: the costliest row goes to the least loaded shard (ties:
-    // the lower shard), costs being the pinned execution counts, or the samples of a sampled
-    // row. Deterministic for one table and selection.
-    const auto cost = [](const table_row& r) -> std::uint64_t {
-        if (r.executions != "-") return std::stoull(r.executions) + 1;
-        return r.search.kind == model::search_kind::sampled ? r.search.samples : 1;
-    };
+    // the lower shard). Costs are whole microseconds (row_costs), so every shard computes the
+    // same assignment for one table, one estimate file and one selection.
+    const std::vector<std::uint64_t> cost = row_costs(rows, times);
     std::vector<std::size_t> order(rows.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost(rows[a]) > cost(rows[b]); });
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
     std::vector<std::uint64_t> load(count, 0);
     std::vector<bool> mine(rows.size(), false);
     for (std::size_t i : order) {
         const auto least = std::min_element(load.begin(), load.end()) - load.begin();
-        load[least] += cost(rows[i]);
+        load[least] += cost[i];
         mine[i] = unsigned(least) == index;
     }
     std::vector<table_row> r;

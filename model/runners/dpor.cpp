@@ -145,6 +145,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
             sc.replay.clear();
             const dpor::result s = explore(prog, sc, dpor::memory_model::sc, x.cls, false);
             v.also_sc = !s.violations.empty() ? "yes" : s.complete ? "no" : "unknown";
+            v.seconds += s.seconds;  // the row's time: often most of it (a whole SC search)
         }
     } else if (!spec.replay.empty()) {
         v.outcome = "pass";
