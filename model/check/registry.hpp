@@ -31,6 +31,15 @@ using check_runner = std::function<verdict(const search_spec&)>;
 struct check_engine {
     std::string name;  // relacy, dpor-rc11, dpor-sc
     check_runner run;
+    // Every violation class this engine's search of the check can report, sorted: the
+    // scenario's declared properties, the kernel's classes under the check's configuration and
+    // the engine's own (scenario.hpp builds it). An expected verdict must be one of them, pass
+    // or inconclusive.
+    std::vector<std::string> classes;
+
+    bool reports(const std::string& cls) const {
+        return std::binary_search(classes.begin(), classes.end(), cls);
+    }
 };
 
 struct check {

@@ -77,6 +77,7 @@ void print_verdict(const check& c, const verdict& v);
 
 struct list_options {
     std::string filter, engine;
+    bool classes = false;  // one line per check and engine: the verdicts the table may pin
 };
 int cmd_list(const list_options& o);
 

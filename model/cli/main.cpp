@@ -221,6 +221,9 @@ struct parser {
             ->check(regex_text)
             ->type_name("REGEX");
         add_engine(l, list.engine, "only checks that engine E can run");
+        l->add_flag("--classes", list.classes,
+                    "per check and engine, the verdicts the table may pin (pass, inconclusive "
+                    "and the violation classes the check can report)");
 
         CLI::App* r = add("run", [this] {
             run.progress = progress.show();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The expected-verdict table: loading and validating proofs/expected/verdicts.tsv, selecting and
-// sharding its rows, and re-pinning execution counts in place.
+// sharding its rows (by the costs of row_times.cpp), and re-pinning execution counts in place.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -71,9 +71,9 @@ bool engine_offers(const std::string& engine, const search_spec& s) {
     return engine.rfind("dpor-", 0) != 0 || s.kind == model::search_kind::exhaustive;
 }
 
-std::string joined_engines() {
+std::string joined(const std::vector<std::string>& names) {
     std::string all;
-    for (const std::string& e : model::known_engines()) all += (all.empty() ? "" : ", ") + e;
+    for (const std::string& e : names) all += (all.empty() ? "" : ", ") + e;
     return all;
 }
 
@@ -110,7 +110,7 @@ table load_table(const std::string& path) {
         if (!c) bad("unknown check '" + r.check + "' (see 'kverify list')");
         if (!c->supports(r.engine))
             bad("check " + r.check + " cannot run on engine '" + r.engine +
-                "' (known engines: " + joined_engines() + ")");
+                "' (known engines: " + joined(model::known_engines()) + ")");
         std::string err;
         if (!search_spec::parse(f[2], r.search, err)) bad(err);
         if (!engine_offers(r.engine, r.search))
@@ -118,6 +118,10 @@ table load_table(const std::string& path) {
                 " (its only search is exhaustive)");
         if (r.expected.empty() || r.expected.find(' ') != std::string::npos)
             bad("expected verdict '" + r.expected + "' is not a verdict class");
+        if (const model::check_engine& e = *c->engine(r.engine);
+            r.expected != "pass" && r.expected != "inconclusive" && !e.reports(r.expected))
+            bad("check " + r.check + " on " + r.engine + " has no verdict class '" + r.expected +
+                "' (its verdicts: pass, inconclusive, " + joined(e.classes) + ")");
         if (r.executions != "-" && (r.executions.empty() || r.executions.find_first_not_of(
                                                                 "0123456789") != std::string::npos))
             bad("executions must be a number or '-', got '" + r.executions + "'");
@@ -157,23 +161,20 @@ bool parse_shard(const std::string& s, unsigned& index, unsigned& count) {
 }
 
 std::vector<table_row> shard_rows(const std::vector<table_row>& rows, unsigned index,
-                                  unsigned count) {
+                                  unsigned count, const row_times& times) {
     // Longest processing time first: the costliest row goes to the least loaded shard (ties:
-    // the lower shard), costs being the pinned execution counts, or the samples of a sampled
-    // row. Deterministic for one table and selection.
-    const auto cost = [](const table_row& r) -> std::uint64_t {
-        if (r.executions != "-") return std::stoull(r.executions) + 1;
-        return r.search.kind == model::search_kind::sampled ? r.search.samples : 1;
-    };
+    // the lower shard). Costs are whole microseconds (row_costs), so every shard computes the
+    // same assignment for one table, one estimate file and one selection.
+    const std::vector<std::uint64_t> cost = row_costs(rows, times);
     std::vector<std::size_t> order(rows.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost(rows[a]) > cost(rows[b]); });
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
     std::vector<std::uint64_t> load(count, 0);
     std::vector<bool> mine(rows.size(), false);
     for (std::size_t i : order) {
         const auto least = std::min_element(load.begin(), load.end()) - load.begin();
-        load[least] += cost(rows[i]);
+        load[least] += cost[i];
         mine[i] = unsigned(least) == index;
     }
     std::vector<table_row> r;

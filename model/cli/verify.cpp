@@ -54,7 +54,7 @@ int cmd_verify(const verify_options& o) {
     if (!o.shard.empty()) {
         unsigned index = 0, count = 0;
         parse_shard(o.shard, index, count);
-        rows = shard_rows(rows, index, count);
+        rows = shard_rows(rows, index, count, load_row_times(row_times_path(o.expected)));
         info.shard = o.shard;
     }
 

@@ -57,7 +57,7 @@ public:
         block** link = &live_;
         while (*link != nullptr && payload(*link) != p) link = &(*link)->next;
         if (*link == nullptr) {
-            k.fail("double-free", loc, "kfree(%p): not a live kmalloc block", p);
+            k.fail(kernel_class::double_free, loc, "kfree(%p): not a live kmalloc block", p);
             return;
         }
         block* b = *link;

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "impl/common.hpp"
 #include "model/check/verdict.hpp"
@@ -45,6 +47,26 @@ struct kernel_config {
     bool check_debug_preempt = true;
     bool warn_is_violation = true;  // a fired warn_once fails the execution
 };
+
+// The violation classes the kernel reports itself (kernel::fail below, kfree in heap.hpp),
+// named once so that the registry knows them: kernel_classes is what a configuration can report.
+namespace kernel_class {
+inline constexpr char debug_preempt[] = "debug-preempt";
+inline constexpr char warn[] = "warn";
+inline constexpr char self_deadlock[] = "self-deadlock";
+inline constexpr char invariant_access[] = "invariant-access";
+inline constexpr char single_owner[] = "single-owner";
+inline constexpr char double_free[] = "double-free";
+}  // namespace kernel_class
+
+inline std::vector<std::string> kernel_classes(const kernel_config& k) {
+    std::vector<std::string> c = {kernel_class::self_deadlock, kernel_class::invariant_access,
+                                  kernel_class::double_free};
+    if (k.check_debug_preempt) c.push_back(kernel_class::debug_preempt);
+    if (k.warn_is_violation) c.push_back(kernel_class::warn);
+    if (k.check_single_owner) c.push_back(kernel_class::single_owner);
+    return c;
+}
 
 // A check's configuration with its budgets capped (shrinking a counterexample, verdict.hpp).
 inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
@@ -203,13 +225,13 @@ public:
     // The kernel's debug-preempt check (smp_processor_id, __this_cpu_* while preemptible).
     void check_preemption_disabled(const char* what, src_loc loc) {
         if (cfg_.check_debug_preempt && preemptible())
-            fail("debug-preempt", loc, "%s in preemptible code (task %u on cpu%u)", what,
-                 engine::thread_index(), current_cpu());
+            fail(kernel_class::debug_preempt, loc, "%s in preemptible code (task %u on cpu%u)",
+                 what, engine::thread_index(), current_cpu());
     }
 
     void warn(const char* what, src_loc loc) {
         ++warnings_;
-        if (cfg_.warn_is_violation) fail("warn", loc, "warn_once fired: %s", what);
+        if (cfg_.warn_is_violation) fail(kernel_class::warn, loc, "warn_once fired: %s", what);
     }
 
     // Spinlocks held per CPU: a context that spins on a lock its own CPU holds (an interrupt
@@ -218,7 +240,7 @@ public:
         const cpu_state& c = cpus_[current_cpu()];
         for (const void* h : c.held)
             if (h == lock)
-                fail("self-deadlock", loc, "spin_lock on a lock cpu%u already holds",
+                fail(kernel_class::self_deadlock, loc, "spin_lock on a lock cpu%u already holds",
                      current_cpu());
     }
     void lock_acquired(const void* lock) {
@@ -248,7 +270,7 @@ public:
     // A delivery point: the search chooses whether something happens before the next operation.
     void point(src_loc loc) {
         if (in_invariant_)
-            fail("invariant-access", loc,
+            fail(kernel_class::invariant_access, loc,
                  "an invariant ran an Env operation (only peek and introspection may run there)");
         if (!in_body()) return;
         engine::on_point(loc);
@@ -337,14 +359,14 @@ public:
         const int cpu = static_cast<int>(current_cpu());
         if (cfg_.check_single_owner) {
             if (s.owner >= 0 && s.owner != cpu)
-                fail("single-owner", loc, "%s on a location owned by cpu%d, issued from cpu%d",
-                     what, s.owner, cpu);
+                fail(kernel_class::single_owner, loc,
+                     "%s on a location owned by cpu%d, issued from cpu%d", what, s.owner, cpu);
             if (s.inflight_cpu >= 0 && s.inflight_cpu != cpu)
-                fail("single-owner", loc,
+                fail(kernel_class::single_owner, loc,
                      "%s from cpu%d while cpu%d has a CPU-local RMW in flight on it", what, cpu,
                      s.inflight_cpu);
             if (s.owner < 0 && (s.users & ~(1u << cpu)) != 0)
-                fail("single-owner", loc,
+                fail(kernel_class::single_owner, loc,
                      "%s from cpu%d on a location other CPUs (mask 0x%x) also update CPU-locally",
                      what, cpu, s.users & ~(1u << cpu));
         }

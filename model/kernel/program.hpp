@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "model/check/verdict.hpp"
 #include "model/kernel/kernel.hpp"
@@ -53,6 +55,9 @@ private:
 struct engine_runner {
     const char* name;
     verdict (*run)(const program& prog, const search_spec& spec);
+    // The violation classes the engine itself reports (data races, deadlocks, ...), whatever
+    // the program; a check's own classes come from its scenario and the kernel (scenario.hpp).
+    std::vector<std::string> (*classes)();
     // Offered only to scenarios that declare `static constexpr bool lkmm_ready = true`
     // (scenario.hpp): an LKMM engine, under which reads may take values of later writes.
     bool needs_lkmm_ready = false;

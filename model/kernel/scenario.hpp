@@ -8,6 +8,7 @@
 //   void task(unsigned t);                       // the body of task t (starts on its CPU)
 //   void invariant();                            // optional: checked between steps (peek only)
 //   void after();                                // optional: checked at quiescence
+//   static constexpr const char* properties[] = {"loss", ...};  // the classes its expects use
 //   static constexpr bool lkmm_ready = true;     // optional: the check may run on dpor-lkmm
 // lkmm_ready says the check means something under load buffering, where a read may take the
 // value of a write that runs later: invariant() is not run on dpor-lkmm (it would judge values
@@ -17,16 +18,23 @@
 // It is written against model_env and the kernel only, never an engine: each scenario file is
 // built once per engine (model/engines/engine.hpp) and registers its checks for that build's
 // engines. Properties are asserted with model::expect(cond, "class", fmt, ...): the class is what
-// expected verdicts name. A check is a scenario + params under a unique name.
+// expected verdicts name, and it must be one of the scenario's `properties`. Those, the kernel's
+// classes under the check's configuration and the engine's own are the check's verdict classes
+// in the registry: the table may pin no other (cli/table.cpp), and a search that reports another
+// is an error, not a verdict. A check is a scenario + params under a unique name.
 //
 // A runner never sees the scenario's type: program_of lowers it to a program (program.hpp), so
 // a scenario type instantiates only the few functions below, and each engine's runner is compiled
 // once (model/runners/*.cpp).
 #pragma once
 
+#include <algorithm>
+#include <iterator>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "model/check/registry.hpp"
 #include "model/kernel/kernel.hpp"
@@ -100,6 +108,39 @@ template <class S>
 struct is_lkmm_ready<S, std::void_t<decltype(S::lkmm_ready)>> : std::bool_constant<S::lkmm_ready> {
 };
 
+template <class S, class = void>
+struct has_properties : std::false_type {};
+template <class S>
+struct has_properties<S, std::void_t<decltype(S::properties)>> : std::true_type {};
+
+// The classes a check on this engine can report, sorted: the scenario's properties, the kernel's
+// under its configuration, the engine's own.
+template <class Scenario>
+std::vector<std::string> classes_of(const kernel_config& k, const engine_runner& r) {
+    std::vector<std::string> c = kernel_classes(k);
+    if constexpr (has_properties<Scenario>::value)
+        c.insert(c.end(), std::begin(Scenario::properties), std::end(Scenario::properties));
+    const std::vector<std::string> own = r.classes();
+    c.insert(c.end(), own.begin(), own.end());
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+}
+
+// A violation of a class the check does not declare is the check's own fault (an expect whose
+// class is missing from `properties`, an engine class not listed): reported as an error naming
+// it, never as a verdict the table could match.
+inline verdict declared_only(verdict v, const std::vector<std::string>& classes) {
+    if (v.found_violation() && !std::binary_search(classes.begin(), classes.end(), v.outcome)) {
+        v.detail = "the search reported class '" + v.outcome +
+                   "', which the check does not declare (scenario properties, kernel or engine "
+                   "classes): " +
+                   v.detail;
+        v.outcome = "error";
+    }
+    return v;
+}
+
 template <class Scenario>
 void add_check(std::string name, std::string algorithm, std::string variant, std::string config,
                typename Scenario::params p) {
@@ -107,9 +148,12 @@ void add_check(std::string name, std::string algorithm, std::string variant, std
             std::move(config), budgets_of(p.kernel), {}};
     for (const engine_runner& r : engine_runners) {
         if (r.needs_lkmm_ready && !is_lkmm_ready<Scenario>::value) continue;
-        c.engines.push_back({r.name, [p, run = r.run](const search_spec& s) {
-                                 return run(program_of<Scenario>(p), s);
-                             }});
+        std::vector<std::string> classes = classes_of<Scenario>(p.kernel, r);
+        c.engines.push_back({r.name,
+                             [p, run = r.run, classes](const search_spec& s) {
+                                 return declared_only(run(program_of<Scenario>(p), s), classes);
+                             },
+                             classes});
     }
     register_check(std::move(c));
 }

@@ -17,10 +17,14 @@ inline namespace eng_dpor {
 verdict run_dpor_rc11(const program& prog, const search_spec& spec);
 verdict run_dpor_sc(const program& prog, const search_spec& spec);
 verdict run_dpor_lkmm(const program& prog, const search_spec& spec);
+// The classes the dpor engine reports of its own, on every memory model.
+std::vector<std::string> dpor_classes();
 
 // The engines of this build (scenario.hpp registers every check with each).
 inline constexpr engine_runner engine_runners[] = {
-    {"dpor-rc11", &run_dpor_rc11}, {"dpor-sc", &run_dpor_sc}, {"dpor-lkmm", &run_dpor_lkmm, true}};
+    {"dpor-rc11", &run_dpor_rc11, &dpor_classes},
+    {"dpor-sc", &run_dpor_sc, &dpor_classes},
+    {"dpor-lkmm", &run_dpor_lkmm, &dpor_classes, true}};
 
 }  // namespace eng_dpor
 }  // namespace kverify::model

@@ -6,6 +6,7 @@
 // that execution again.
 #include "model/runners/relacy.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -96,6 +97,20 @@ const char* relacy_outcome(rl::test_result_e r) {
             return "assert";
     }
 }
+
+}  // namespace
+
+std::vector<std::string> relacy_classes() {
+    // Every failing test result Relacy has, as relacy_outcome names it.
+    std::vector<std::string> c;
+    for (int r = rl::test_result_inconsistent_test_suite; r <= rl::test_result_thread_signal; ++r) {
+        const std::string cls = relacy_outcome(static_cast<rl::test_result_e>(r));
+        if (std::find(c.begin(), c.end(), cls) == c.end()) c.push_back(cls);
+    }
+    return c;
+}
+
+namespace {
 
 // Executions of the search running now (counted in counted<Harness>::before) and the cap on them.
 struct search_counter {

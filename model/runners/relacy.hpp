@@ -14,9 +14,11 @@ namespace kverify::model {
 inline namespace eng_relacy {
 
 verdict run_relacy(const program& prog, const search_spec& spec);
+// The classes Relacy reports of its own (its test results, as the runner names them).
+std::vector<std::string> relacy_classes();
 
 // The engines of this build (scenario.hpp registers every check with each).
-inline constexpr engine_runner engine_runners[] = {{"relacy", &run_relacy}};
+inline constexpr engine_runner engine_runners[] = {{"relacy", &run_relacy, &relacy_classes}};
 
 }  // namespace eng_relacy
 }  // namespace kverify::model

@@ -420,6 +420,76 @@ TEST_F(cli, shards_are_disjoint_cover_the_selection_and_merge_back) {
     expect_usage_error(kverify({"merge", path("junk.json")}), "not a kverify --json result file");
 }
 
+// --shard balances by the rows' time estimates (times.tsv beside the table), not their counts:
+// counts 964, 495, 130 and 2 and times 10, 100, 300 and 400 us give other shards.
+TEST_F(cli, shards_balance_by_the_time_estimates_beside_the_table) {
+    const std::string t = small_table("t.tsv", {"litmus/two-stores-back", "kernel/smp-cas-two-cpus",
+                                                "litmus/sb/mb", "litmus/mp/relaxed"});
+    const auto shard = [&](const std::string& s) {
+        const result r =
+            kverify({"verify", "--expected", t, "--shard", s, "--json", path("s.json")});
+        EXPECT_EQ(r.status, 0) << r.out << r.err;
+        std::set<std::string> names;
+        for (const json& row : rows_of(path("s.json")))
+            names.insert(row.at("check").get<std::string>());
+        return names;
+    };
+    using names = std::set<std::string>;
+    // no estimates: the pinned counts decide (965 alone, against 496 + 131 + 3)
+    EXPECT_EQ(shard("1/2"), names{"litmus/two-stores-back"});
+    const std::string times =
+        "# test estimates\n"
+        "litmus/two-stores-back\trelacy\texhaustive\t10\n"
+        "kernel/smp-cas-two-cpus\trelacy\texhaustive\t100\n"
+        "litmus/sb/mb\trelacy\texhaustive\t300\n"
+        "litmus/mp/relaxed\trelacy\texhaustive\t400\n";
+    spit(path("times.tsv"), times);
+    EXPECT_EQ(shard("1/2"), (names{"litmus/mp/relaxed", "litmus/two-stores-back"}));
+    EXPECT_EQ(shard("2/2"), (names{"kernel/smp-cas-two-cpus", "litmus/sb/mb"}));
+    // a row without an estimate is still run, in one shard: its count at the others' rate
+    std::string partial = times;
+    partial.erase(partial.find("kernel/"), partial.find("litmus/sb") - partial.find("kernel/"));
+    spit(path("times.tsv"), partial);
+    names both = shard("1/2");
+    for (const std::string& n : shard("2/2")) EXPECT_TRUE(both.insert(n).second) << n;
+    EXPECT_EQ(both, (names{"litmus/two-stores-back", "kernel/smp-cas-two-cpus", "litmus/sb/mb",
+                           "litmus/mp/relaxed"}));
+    // a malformed estimate is named with its line
+    spit(path("times.tsv"), "# x\nlitmus/sb/mb\trelacy\texhaustive\n");
+    expect_usage_error(kverify({"verify", "--expected", t, "--shard", "1/2"}),
+                       "times.tsv:2: expected 4 tab-separated fields");
+    spit(path("times.tsv"), "litmus/sb/mb\trelacy\texhaustive\t1.5\n");
+    expect_usage_error(kverify({"verify", "--expected", t, "--shard", "1/2"}),
+                       "times.tsv:1: microseconds must be a whole number, got '1.5'");
+}
+
+// Every quick row of the project's table has its estimate, and every estimate its row (a
+// renamed or removed row leaves none behind): proofs/expected/pin-times writes them.
+TEST_F(cli, every_quick_row_has_a_time_estimate) {
+    std::string times_path = KVERIFY_TABLE;
+    times_path.replace(times_path.rfind('/') + 1, std::string::npos, "times.tsv");
+    const auto rows_in = [](const std::string& text, std::size_t fields, bool quick_only) {
+        std::set<std::string> keys;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);) {
+            if (line.empty() || line[0] == '#') continue;
+            std::vector<std::string> f;
+            std::istringstream fs(line);
+            for (std::string x; std::getline(fs, x, '\t');) f.push_back(x);
+            EXPECT_EQ(f.size(), fields) << line;
+            if (f.size() != fields || (quick_only && f[5] != "quick")) continue;
+            keys.insert(f[0] + " " + f[1] + " " + f[2]);
+        }
+        return keys;
+    };
+    const std::set<std::string> quick = rows_in(slurp(KVERIFY_TABLE), 6, true);
+    const std::set<std::string> all = rows_in(slurp(KVERIFY_TABLE), 6, false);
+    const std::set<std::string> timed = rows_in(slurp(times_path), 4, false);
+    EXPECT_GT(quick.size(), 2000u);
+    for (const std::string& k : quick) EXPECT_EQ(timed.count(k), 1u) << k << ": no estimate";
+    for (const std::string& k : timed) EXPECT_EQ(all.count(k), 1u) << k << ": no such row";
+}
+
 TEST_F(cli, merge_reports_a_result_file_byte_for_byte_as_verify_did) {
     // Every part of a report: a mismatch, a count change, expected violations with --trace.
     const std::string t =

@@ -2,6 +2,9 @@
 // Tests of hostile or mistaken input on the command line and in the table: each is refused in
 // one line with exit 2, quickly, or runs as it should.
 #include <chrono>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "tests/cli/cli_helpers.hpp"
 
@@ -105,6 +108,84 @@ TEST_F(cli, a_table_fault_is_named_with_its_line) {
     refused(dpor, "bad.tsv:4: engine dpor-rc11 offers no search bounded:2");
     // the twin: the untouched table runs
     EXPECT_EQ(kverify({"verify", "--expected", t}).status, 0);
+}
+
+TEST_F(cli, an_expected_verdict_that_is_no_class_of_its_check_is_refused_at_load) {
+    // Rows at lines 4, 5 and 6: weak-outcome, lost-update (single-owner off), livelock.
+    const std::string t = small_table(
+        "t.tsv",
+        {"litmus/mp/relaxed", "kernel/local-cas-two-cpus-unchecked", "kernel/unbounded-loop"});
+    const std::string good = slurp(t);
+    const auto refused = [&](const std::string& from, const std::string& to,
+                             const std::string& check, const std::string& message) {
+        SCOPED_TRACE(to);
+        std::string text = good;
+        const std::size_t at = text.find("\t" + from + "\t");
+        ASSERT_NE(at, std::string::npos) << from;
+        text.replace(at + 1, from.size(), to);
+        spit(path("bad.tsv"), text);
+        expect_usage_error(kverify({"verify", "--expected", path("bad.tsv")}), message);
+        expect_usage_error(kverify({"check", check, "exhaustive", "--engine", "relacy",
+                                    "--expected", path("bad.tsv")}),
+                           message);
+    };
+    // A typo: before, a MISMATCH at run time (exit 1) that read like a finding.
+    refused("weak-outcome", "weak-outcom", "litmus/mp/relaxed",
+            "bad.tsv:4: check litmus/mp/relaxed on relacy has no verdict class 'weak-outcom' "
+            "(its verdicts: pass, inconclusive, ");
+    refused("weak-outcome", "weak-outcom", "litmus/mp/relaxed", ", weak-outcome");
+    // A kernel class the check's configuration switches off, and another engine's class.
+    refused("lost-update", "single-owner", "kernel/local-cas-two-cpus-unchecked",
+            "bad.tsv:5: check kernel/local-cas-two-cpus-unchecked on relacy has no verdict class "
+            "'single-owner'");
+    refused("livelock", "event-limit", "kernel/unbounded-loop",
+            "bad.tsv:6: check kernel/unbounded-loop on relacy has no verdict class 'event-limit'");
+    // the twins: the untouched table runs, and each class refused above is one elsewhere
+    EXPECT_EQ(kverify({"verify", "--expected", t}).status, 0);
+    const result k =
+        kverify({"list", "--classes", "--filter", "^kernel/(unbounded-loop|local-cas-two-cpus)$"});
+    EXPECT_EQ(k.status, 0) << k.err;
+    EXPECT_NE(k.out.find("kernel/local-cas-two-cpus\trelacy\tpass,inconclusive,"),
+              std::string::npos)
+        << k.out;
+    EXPECT_NE(k.out.find(",single-owner"), std::string::npos) << k.out;
+    EXPECT_NE(k.out.find("kernel/unbounded-loop\tdpor-rc11\t"), std::string::npos) << k.out;
+    EXPECT_NE(k.out.find(",event-limit"), std::string::npos) << k.out;
+}
+
+// The registry's classes are complete: every verdict the project's table pins is one of its
+// check's classes on its engine (as `list --classes` prints them).
+TEST_F(cli, every_pinned_verdict_is_a_class_of_its_check) {
+    const result l = kverify({"list", "--classes"});
+    ASSERT_EQ(l.status, 0) << l.err;
+    std::map<std::string, std::set<std::string>> classes;  // "check\tengine" -> verdicts
+    std::istringstream in(l.out);
+    std::string line;
+    while (std::getline(in, line)) {
+        const std::size_t tab = line.rfind('\t');
+        ASSERT_NE(tab, std::string::npos) << line;
+        std::set<std::string>& c = classes[line.substr(0, tab)];
+        std::istringstream list(line.substr(tab + 1));
+        for (std::string k; std::getline(list, k, ',');) c.insert(k);
+    }
+    std::istringstream table(slurp(KVERIFY_TABLE));
+    std::size_t rows = 0;
+    while (std::getline(table, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> f;
+        std::istringstream fields(line);
+        for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+        ASSERT_EQ(f.size(), 6u) << line;
+        const auto at = classes.find(f[0] + "\t" + f[1]);
+        ASSERT_NE(at, classes.end()) << line;
+        EXPECT_EQ(at->second.count(f[3]), 1u) << line;
+        ++rows;
+    }
+    EXPECT_GT(rows, 2000u);
+    // the twin: a class is its check's, not every check's
+    EXPECT_EQ(classes.at("kernel/local-cas-two-cpus\trelacy").count("single-owner"), 1u);
+    EXPECT_EQ(classes.at("kernel/local-cas-two-cpus-unchecked\trelacy").count("single-owner"), 0u);
+    EXPECT_EQ(classes.at("litmus/mp/relaxed\trelacy").count("loss"), 0u);
 }
 
 }  // namespace

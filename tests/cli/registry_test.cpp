@@ -19,11 +19,13 @@ check fake(const std::string& name, const std::vector<std::string>& engines) {
     c.name = name;
     c.algorithm = "fake";
     for (const std::string& e : engines)
-        c.engines.push_back({e, [e](const search_spec&) {
+        c.engines.push_back({e,
+                             [e](const search_spec&) {
                                  verdict v;
                                  v.outcome = "ran-" + e;
                                  return v;
-                             }});
+                             },
+                             {}});
     return c;
 }
 

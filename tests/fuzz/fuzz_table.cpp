@@ -21,7 +21,7 @@ bool registered = [] {
         c.algorithm = "fuzz";
         c.variant = "v6.7";
         c.config = "none";
-        c.engines = {{"relacy", nullptr}, {"dpor-sc", nullptr}};
+        c.engines = {{"relacy", nullptr, {"data-race", "loss"}}, {"dpor-sc", nullptr, {"loss"}}};
         model::register_check(c);
     }
     return true;

@@ -24,6 +24,7 @@ kernel_config one_cpu() {
 // An interrupt handler that must never see the intermediate value 1 of `a`. The task writes
 // 0 -> 1 -> 2, with irqs on (mode 0) or inside local_irq_save (mode 1).
 struct irq_window : scenario_base {
+    static constexpr const char* properties[] = {"interrupted-section"};
     static constexpr unsigned tasks = 1;
     using params = kparams;
     E::atomic<int> a{0};
@@ -50,6 +51,7 @@ struct irq_window : scenario_base {
 
 // Reachability: some execution delivers the IRQ at all (so the irqs-off twin is not vacuous).
 struct irq_reachable : scenario_base {
+    static constexpr const char* properties[] = {"irq-ran"};
     static constexpr unsigned tasks = 1;
     using params = kparams;
     E::atomic<int> a{0};
@@ -65,6 +67,7 @@ struct irq_reachable : scenario_base {
 // mode 0: local CAS; 1: SMP-atomic relaxed CAS; 2: local CAS on cpu0 only, plus an IRQ on cpu0
 // incrementing with the local CAS (same-CPU nesting: atomic).
 struct local_cas_counter : scenario_base {
+    static constexpr const char* properties[] = {"lost-update"};
     static constexpr unsigned tasks = 2;
     using params = kparams;
     E::atomic<unsigned> x{0};
@@ -101,6 +104,7 @@ struct local_cas_counter : scenario_base {
 // A preemptible task reads its CPU id, then adds on "its" CPU; a migration in between makes the
 // id stale. mode 0: preemptible; mode 1: inside preempt_disable.
 struct stale_cpu : scenario_base {
+    static constexpr const char* properties[] = {"stale-cpu"};
     static constexpr unsigned tasks = 2;
     using params = kparams;
     E::percpu<long> p;
@@ -199,6 +203,7 @@ struct local_cas_undeclared : scenario_base {
 // In NMI context irqs are disabled, whatever the interrupted code had (mode 0: checked in the NMI,
 // must pass). Mode 1, the twin: the same check in the task with irqs on must fail.
 struct irqs_disabled_in_nmi : scenario_base {
+    static constexpr const char* properties[] = {"irqs-on"};
     static constexpr unsigned tasks = 1;
     using params = kparams;
     E::atomic<int> a{0};
@@ -218,6 +223,7 @@ struct irqs_disabled_in_nmi : scenario_base {
 // Invariants only look: one that runs a marked access (a delivery point) is refused (mode 0);
 // the same invariant with peek passes (mode 1).
 struct invariant_access : scenario_base {
+    static constexpr const char* properties[] = {"invariant"};
     static constexpr unsigned tasks = 1;
     using params = kparams;
     E::atomic<int> a{0};
@@ -234,6 +240,7 @@ struct invariant_access : scenario_base {
 // cpu0 holds the lock and sees an IRQ of cpu1 that ran while cpu1's task waited for it. With
 // irqs off around the wait (mode 1, spin_lock_irqsave) it never can.
 struct irq_while_spinning : scenario_base {
+    static constexpr const char* properties[] = {"irq-while-spinning"};
     static constexpr unsigned tasks = 2;
     using params = kparams;
     E::spinlock lock;
@@ -275,6 +282,7 @@ struct irq_while_spinning : scenario_base {
 // handler counts the times it sees the intermediate value). The dpor engine delivers them within
 // the budget; Relacy delivers at most one interrupt per delivery point (a pinned limit).
 struct back_to_back_irqs : scenario_base {
+    static constexpr const char* properties[] = {"back-to-back"};
     static constexpr unsigned tasks = 1;
     using params = kparams;
     E::atomic<int> a{0};

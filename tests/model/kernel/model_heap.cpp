@@ -29,6 +29,7 @@ kernel_config one_cpu() {
 // mode 4: the task allocates and frees it (one branch: two executions)
 // mode 5: after() frees a block and allocates one of the same size: never the same address
 struct heap_check : scenario_base {
+    static constexpr const char* properties[] = {"address-reused"};
     static constexpr unsigned tasks = 1;
     using params = hparams;
     int mode;

@@ -22,6 +22,7 @@ struct dep_params {
 // LB: each task reads one word and writes the other. With a data dependency on both sides
 // (the written value computed from the read, always 1) the LKMM forbids both reads seeing 1.
 struct lb_data : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;
@@ -52,6 +53,7 @@ struct lb_data : scenario_base {
 // the element it names. Through Env::at the element read has an address dependency on the index
 // read (forbidden: index 1 with data 0); read at a fixed position it has none (allowed).
 struct mp_addr : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;
@@ -78,6 +80,7 @@ struct mp_addr : scenario_base {
 // and a data dependency in task 1. The store in the clause is ordered after the read; the one
 // after the if is not (the LKMM ends a control dependency with the if statement).
 struct lb_ctrl : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = dep_params;

@@ -21,6 +21,7 @@ struct litmus_params {
 
 // MP: T0 writes data then flag; T1 reads flag then data. Forbidden: flag seen, data not.
 struct message_passing : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -46,6 +47,7 @@ struct message_passing : scenario_base {
 
 // SB: each task writes its variable then reads the other's. Forbidden: both read 0.
 struct store_buffering : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -63,6 +65,7 @@ struct store_buffering : scenario_base {
 
 // CoRR: two reads of one location by one task never go backwards in its modification order.
 struct coherence_rr : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -84,6 +87,7 @@ struct coherence_rr : scenario_base {
 // LB: each task reads one variable then writes the other. C11 allows both reads to see 1;
 // Relacy never produces it (it has no load buffering): a known limit, pinned as "pass".
 struct load_buffering : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -101,6 +105,7 @@ struct load_buffering : scenario_base {
 // x. C11 allows reading 1 (no happens-before); Relacy's full and bounded searches read at most
 // one store older than the newest, its random scheduler up to two.
 struct two_stores_back : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -125,6 +130,7 @@ struct two_stores_back : scenario_base {
 // accesses; Relacy never orders stores to one location against their execution order, so it
 // never produces it (a pinned limit); forbidden with smp_mb between the writes.
 struct two_plus_two_w : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -145,6 +151,7 @@ struct two_plus_two_w : scenario_base {
 // at 2 (T1's write coherence-before T0's). Allowed for relaxed accesses (Relacy: never, the same
 // limit as 2+2W); forbidden with release/acquire on y.
 struct s_shape : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -175,6 +182,7 @@ struct s_shape : scenario_base {
 // acquire fences) forbids it. A documented difference where the model is stronger than the
 // kernel's (model/ASSUMPTIONS.md): pinned as "pass" on every engine.
 struct wrc_wmb_rmb : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 3;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;
@@ -203,6 +211,7 @@ struct wrc_wmb_rmb : scenario_base {
 // fully ordered cas exist only when it succeeds). Relacy cannot make a fence depend on the
 // outcome and orders the failed cmpxchg: pinned as its limit ("pass" there).
 struct cmpxchg_fail_unordered : scenario_base {
+    static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
     static constexpr bool lkmm_ready = true;  // judged in after() only
     using params = litmus_params;

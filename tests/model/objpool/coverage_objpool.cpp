@@ -110,6 +110,7 @@ int index_in(void* const objs[max_objs], unsigned n, const void* o) {
 // init lays out), the objects' addresses for the checker, and a count of release callbacks.
 template <class Env, class Variant>
 struct pool_fixture : scenario_base {
+    static constexpr const char* properties[] = {"init"};
     using pool_t = objpool<Env, Variant>;
     pool_t pool;
     void* objs[max_objs] = {};
@@ -168,6 +169,7 @@ struct life_params {
 
 template <class Env, class Variant, unsigned Tasks>
 struct lifecycle_scenario : pool_fixture<Env, Variant> {
+    static constexpr const char* properties[] = {"init", "drop", "false-empty", "release"};
     static constexpr unsigned tasks = Tasks;
     using params = life_params;
     using pool_t = objpool<Env, Variant>;
@@ -242,6 +244,8 @@ struct walk_params {
 
 template <class Env, class Variant>
 struct walk_scenario : pool_fixture<Env, Variant> {
+    static constexpr const char* properties[] = {"init", "false-empty", "foreign-object",
+                                                 "locality", "release"};
     static constexpr unsigned tasks = 1;
     using params = walk_params;
     using pool_fixture<Env, Variant>::pool;
@@ -323,6 +327,8 @@ struct nmi_params {
 
 template <class Variant>
 struct nmi_scenario : pool_fixture<E, Variant> {
+    static constexpr const char* properties[] = {"init",           "foreign-object", "duplicate",
+                                                 "slot-invariant", "loss",           "release"};
     static constexpr unsigned tasks = 1;
     using params = nmi_params;
     using pool_fixture<E, Variant>::pool;
@@ -402,6 +408,7 @@ struct init_params {
 
 template <class Env, class Variant>
 struct init_scenario : scenario_base {
+    static constexpr const char* properties[] = {"init", "release", "false-empty"};
     static constexpr unsigned tasks = 1;
     using params = init_params;
     using pool_t = objpool<Env, Variant>;

@@ -85,6 +85,9 @@ struct object {
 
 template <class Variant, unsigned Tasks>
 struct objpool_scenario : scenario_base {
+    static constexpr const char* properties[] = {"init",          "foreign-object", "duplicate",
+                                                 "stale-payload", "slot-invariant", "loss",
+                                                 "false-empty",   "release"};
     static constexpr unsigned tasks = Tasks;
     static constexpr bool lkmm_ready = true;  // per-task logs under load buffering, see above
     using params = objpool_params;

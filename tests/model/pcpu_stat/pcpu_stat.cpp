@@ -12,6 +12,7 @@ using E = model_env;
 
 template <class Variant>
 struct pcpu_stat_scenario : scenario_base {
+    static constexpr const char* properties[] = {"lost-update"};
     static constexpr unsigned tasks = 2;
     struct params {
         kernel_config kernel;

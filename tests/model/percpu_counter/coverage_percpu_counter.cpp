@@ -37,6 +37,7 @@ struct api_params {
 
 template <class Variant>
 struct api_scenario : scenario_base {
+    static constexpr const char* properties[] = {"api", "compare", "limit"};
     static constexpr unsigned tasks = 1;
     using params = api_params;
 

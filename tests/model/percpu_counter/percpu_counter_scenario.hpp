@@ -112,6 +112,9 @@ inline s64 abs64(s64 v) { return v < 0 ? -v : v; }
 
 template <class Variant, unsigned Tasks>
 struct scenario : scenario_base {
+    static constexpr const char* properties[] = {
+        "s32-overflow",  "lost-update", "exact-sum",  "compare",         "read-error",
+        "limit-refused", "batch-bound", "weak-bound", "limit-overshoot", "sum-miscount"};
     static constexpr unsigned tasks = Tasks;
     static constexpr bool lkmm_ready = true;  // judged in after() under load buffering, see above
     using params = pcc::params;
