@@ -178,8 +178,8 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
         }
     }
     out << "(sound: every row passes; bad: a model shows a violation, with the smallest\n"
-           " configuration that shows it; pass k/n: on the k configurations that model ran, of\n"
-           " n; !: a model whose rows differ from the table)\n";
+           " configuration that shows it; pass k/n: passes the k configurations it ran, of\n"
+           " the n another model ran; !: a model whose rows differ from the table)\n";
     return out.str();
 }
 
