@@ -221,7 +221,8 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const relation rfe = rf & ext, rfi = rf - ext, coe = co & ext, fre = fr & ext;
     const relation po_loc = po & loc;
 
-    // ---- coherence and atomicity (first: most candidate graphs of a revisit fail here) ----
+    // ---- coherence and atomicity (first: the cheapest axioms, and a graph failing them ----
+    // ---- needs none of the relations below) ----
     if (!(po_loc | (sj & loc) | rf | co | fr).acyclic()) return false;
     if (!(rmw & fre.seq(coe)).empty()) return false;
 
