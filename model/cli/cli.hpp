@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -213,6 +214,9 @@ struct summary_row {
 // `colour`: ANSI colours (colour_wanted()).
 std::string variant_summary(const std::vector<summary_row>& rows, bool colour);
 bool colour_wanted(int fd);  // fd is a terminal and NO_COLOR is unset or empty
+// The engines as the models a reader compares, (engine, model name), strongest memory model
+// first, Relacy last: the columns of the summary and of the report page.
+const std::vector<std::pair<std::string, std::string>>& models();
 // The configuration part of a check's name (ALGORITHM/VARIANT/CONFIG), "" for a name that is
 // the variant's alone (litmus/mp/relaxed).
 std::string config_of(const std::string& check, const std::string& variant);

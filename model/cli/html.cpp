@@ -65,12 +65,6 @@ std::string shell_word(const std::string& s) {
     return r + "'";
 }
 
-const std::vector<std::pair<std::string, std::string>>& models() {
-    static const std::vector<std::pair<std::string, std::string>> m = {
-        {"dpor-sc", "SC"}, {"dpor-rc11", "RC11"}, {"dpor-lkmm", "LKMM"}, {"relacy", "Relacy"}};
-    return m;
-}
-
 std::string search_text(const search_spec& s) {
     switch (s.kind) {
         case model::search_kind::exhaustive:

@@ -19,13 +19,6 @@ namespace {
 
 constexpr std::size_t width = 80;
 
-// The models in the order a reader compares them: strongest memory model first, Relacy last.
-const std::vector<std::pair<std::string, std::string>>& models() {
-    static const std::vector<std::pair<std::string, std::string>> m = {
-        {"dpor-sc", "SC"}, {"dpor-rc11", "RC11"}, {"dpor-lkmm", "LKMM"}, {"relacy", "Relacy"}};
-    return m;
-}
-
 std::string paint(const std::string& s, const char* code, bool colour) {
     return colour ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
 }
@@ -54,6 +47,12 @@ std::string config_of(const std::string& check, const std::string& variant) {
     const std::size_t end = check.size() >= variant.size() + 1 ? check.size() - variant.size() : 0;
     if (end > 0 && check.compare(end - 1, std::string::npos, "/" + variant) == 0) return "";
     return check.substr(check.find('/') + 1);
+}
+
+const std::vector<std::pair<std::string, std::string>>& models() {
+    static const std::vector<std::pair<std::string, std::string>> m = {
+        {"dpor-sc", "SC"}, {"dpor-rc11", "RC11"}, {"dpor-lkmm", "LKMM"}, {"relacy", "Relacy"}};
+    return m;
 }
 
 bool colour_wanted(int fd) {

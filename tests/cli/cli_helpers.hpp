@@ -119,6 +119,18 @@ protected:
         return path(name);
     }
 
+    // small_table with two rows pinned otherwise than the checker finds them:
+    // kernel/smp-cas-two-cpus's count (495 pinned as 490: count-changed) and
+    // kernel/spinlock-irqsave's verdict (pass pinned as deadlock: MISMATCH). `checks` holds both.
+    std::string drifted_table(const std::string& name, const std::vector<std::string>& checks) {
+        const std::string t = small_table(name, checks);
+        std::string text = slurp(t);
+        text.replace(text.find("\t495\t"), 5, "\t490\t");
+        text.replace(text.find("\tpass\t3\t"), 8, "\tdeadlock\t3\t");
+        spit(t, text);
+        return t;
+    }
+
     std::string dir_;
 };
 

@@ -44,12 +44,8 @@ std::string on_a_terminal(const std::string& command) {
 TEST_F(cli_summary,
        verify_ends_with_one_line_per_variant_then_the_rows_that_differ_and_the_totals) {
     const std::string t =
-        small_table("t.tsv", {"kernel/smp-cas-two-cpus", "kernel/spinlock-irqsave",
-                              "kernel/local-cas-two-cpus", "litmus/mp/relaxed"});
-    std::string text = slurp(t);
-    text.replace(text.find("\t495\t"), 5, "\t490\t");
-    text.replace(text.find("\tpass\t3\t"), 8, "\tdeadlock\t3\t");
-    spit(t, text);
+        drifted_table("t.tsv", {"kernel/smp-cas-two-cpus", "kernel/spinlock-irqsave",
+                                "kernel/local-cas-two-cpus", "litmus/mp/relaxed"});
     const result r = kverify({"verify", "--expected", t});
     ASSERT_EQ(r.status, 1) << r.out << r.err;
     // No row lines by default; --rows prints them first, and the same summary after.
