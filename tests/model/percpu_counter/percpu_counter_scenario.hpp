@@ -190,13 +190,8 @@ struct scenario : scenario_base {
         }
         // Exact sum at quiescence (property 1), and an s32 wrap of a delta shows up here as an
         // error of a multiple of 2^32 (property 4).
-        s64 want = p.initial;
-        std::uint32_t applied = 0;
-        for (unsigned i = 0; i < nrecs; ++i)
-            if (recs[i].done && recs[i].applied) {
-                want += recs[i].amount;
-                applied |= 1u << i;
-            }
+        const std::uint32_t applied = applied_mask();
+        const s64 want = total_of(applied);
         const s64 got = counter.sum();
         if (got != want) {
             const s64 diff = got - want;
@@ -351,9 +346,7 @@ private:
 
     // Property 6: the total of all successful adds stays within the limit of this one.
     void check_limit(const op& o) {
-        s64 total = p.initial;
-        for (unsigned i = 0; i < nrecs; ++i)
-            if (recs[i].done && recs[i].applied) total += recs[i].amount;
+        const s64 total = total_of(applied_mask());
         const bool ok = o.amount > 0 ? total <= o.limit : total >= o.limit;
         expect(ok, "limit-overshoot",
                "limited_add(limit %lld, %lld) succeeded; the total is now %lld", ll(o.limit),
@@ -367,9 +360,7 @@ private:
         for (unsigned i = 0; i < nrecs; ++i)
             if (!recs[i].done || recs[i].applied) started |= 1u << i;
         before &= started;
-        s64 base = p.initial;
-        for (unsigned i = 0; i < nrecs; ++i)
-            if (before & (1u << i)) base += recs[i].amount;
+        const s64 base = total_of(before);
         if (subset_sum_hits(started & ~before, got - base)) return;
         // Not 0-or-1 counting. Name a single mistake that explains the value, if one does,
         // for the reader of the trace: an earlier add left out, or some add counted twice.
@@ -408,16 +399,12 @@ private:
     // set S, each once, with (applied adds that happen before the sum) <= S <= (applied adds
     // that do not happen after it).
     void check_sum_lb(const sum_rec& x, unsigned bit) {
-        std::uint32_t applied = 0, upper = 0;
-        for (unsigned i = 0; i < nrecs; ++i) {
-            if (!recs[i].applied) continue;
-            applied |= 1u << i;
-            if (!(rec_known[i] & (1u << bit))) upper |= 1u << i;
-        }
-        const std::uint32_t before = x.before & applied;
-        s64 base = p.initial;
+        const std::uint32_t applied = applied_mask();
+        std::uint32_t upper = 0;
         for (unsigned i = 0; i < nrecs; ++i)
-            if (before & (1u << i)) base += recs[i].amount;
+            if ((applied & (1u << i)) && !(rec_known[i] & (1u << bit))) upper |= 1u << i;
+        const std::uint32_t before = x.before & applied;
+        const s64 base = total_of(before);
         expect(subset_sum_hits(upper & ~before, x.got - base), "sum-miscount",
                "sum() %lld: not initial %lld + every add before it (%lld) + some concurrent adds, "
                "each once",
@@ -428,15 +415,21 @@ private:
     // that respects happens-before keeps every successful limited_add within its limit at the
     // point it succeeded (depth-first over the orders: a handful of adds per configuration).
     void check_limits_lb() {
-        std::uint32_t applied = 0;
-        for (unsigned i = 0; i < nrecs; ++i)
-            if (recs[i].applied) applied |= 1u << i;
+        const std::uint32_t applied = applied_mask();
         if (!fits_some_order(applied, 0, p.initial))
             expect(false, "limit-overshoot",
                    "no order of the successful adds that respects happens-before keeps every "
                    "limit (total %lld)",
                    ll(total_of(applied)));
     }
+    // The adds that took effect (an add_batch always, a limited_add when it returned true).
+    std::uint32_t applied_mask() const {
+        std::uint32_t m = 0;
+        for (unsigned i = 0; i < nrecs; ++i)
+            if (recs[i].done && recs[i].applied) m |= 1u << i;
+        return m;
+    }
+    // initial + the amounts of the adds in `mask`.
     s64 total_of(std::uint32_t mask) const {
         s64 t = p.initial;
         for (unsigned i = 0; i < nrecs; ++i)
