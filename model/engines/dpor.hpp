@@ -244,22 +244,22 @@ struct engine {
     class cpu_token {
     public:
         void init(unsigned /*cpu*/, bool handoff, src_loc l) {
-            gen_ = 0;
+            for (unsigned& g : gen_) g = 0;
             handoff_ = handoff;
             dpor::rt::init_atomic(&w_, 8, 0, l);
         }
         void acquire(unsigned task, src_loc l) { take(task, ~dpor::value_t{0}, l); }
         void release(src_loc l) {
-            ++gen_;
+            const unsigned gen = ++gen_[dpor::rt::thread()];
             dpor::rt::annotate_next(dpor::lk::release);
-            dpor::rt::store(&w_, dpor::value_t{gen_} << 8, dpor::mo::release,
+            dpor::rt::store(&w_, dpor::value_t{gen} << 8, dpor::mo::release,
                             l);  // pairs with take
         }
         // Preempted in place: give the CPU up, and take it back only after another task held
         // it (a preemption no other task uses changes nothing: that execution is cut).
         void yield_to_waiter(unsigned task, src_loc l) {
             release(l);
-            take(task, dpor::value_t{gen_} << 8, l);
+            take(task, dpor::value_t{gen_[dpor::rt::thread()]} << 8, l);
         }
         // Whether a task may be waiting: unknown without an event, so whenever CPUs can change
         // hands (a migration budget, or more tasks than CPUs).
@@ -278,10 +278,13 @@ struct engine {
             dpor::rt::annotate_next(dpor::lk::acquire, nullptr, 0, &read, 1);
             if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("wait", l);
-            gen_ = unsigned(v >> 8);
+            gen_[dpor::rt::thread()] = unsigned(v >> 8);
         }
         std::uint64_t w_ = 0;
-        unsigned gen_ = 0;  // the holder's view of the generation (per-CPU state)
+        // The generation as each engine thread took the CPU, from its own read: under load
+        // buffering a taker may run, in the engine's order, before the release it reads from,
+        // so one shared copy would make that release store another value than the one read.
+        unsigned gen_[dpor::max_threads] = {};
         bool handoff_ = false;
     };
 

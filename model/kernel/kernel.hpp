@@ -125,6 +125,9 @@ public:
     // engine's harness side).
     void begin_iteration() {
         const src_loc here("kernel", 0, "begin");
+        // Per execution: a search that goes on past a violation (the SC re-check looking for one
+        // class) must not report the class of an earlier execution for a later one's.
+        violation_ = violation_record{};
         // Only when CPUs can change hands does the run-queue handoff matter.
         const bool handoff = cfg_.migration_budget > 0 || cfg_.nr_tasks > cfg_.online.weight();
         for (unsigned c = 0; c < max_cpus; ++c) {
