@@ -39,6 +39,7 @@ template <class Variant>
 struct api_scenario : scenario_base {
     static constexpr const char* properties[] = {"api", "compare", "limit"};
     static constexpr unsigned tasks = 1;
+    static constexpr bool lkmm_ready = true;  // one task, every value its own
     using params = api_params;
 
     percpu_counter<E, Variant> counter;
