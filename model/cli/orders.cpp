@@ -173,22 +173,29 @@ struct row_run {
     std::set<site_key> sites;
 };
 
+// One violation a weakening brings: its smallest configuration and the models showing it there.
+struct finding {
+    const row_run* row = nullptr;
+    verdict v;
+    std::vector<std::string> models;
+
+    std::string command(const std::string& weakened) const {
+        return "./kverify run " + row->row.check + " --engine " + v.engine + " --search " +
+               row->row.search.str() + " --weaken " + weakened;
+    }
+};
+
 struct step_result {
     site_key site;
     std::string func, form;
     std::string result;  // needed, not needed, inconclusive
-    // needed: the smallest configuration's row, its violation and the models that show it
-    const row_run* smallest = nullptr;
-    verdict violation;
-    std::vector<std::string> models_showing;
+    // needed: the smallest configuration's violation first, then each other class's smallest
+    std::vector<finding> findings;
     std::set<std::string> configs, engines;  // what was checked
     std::size_t runs = 0;
     std::vector<std::string> inconclusive;  // rows out of budget ("check engine")
 
-    std::string command() const {
-        return "./kverify run " + smallest->row.check + " --engine " + violation.engine +
-               " --search " + smallest->row.search.str() + " --weaken " + site.name() + "=" + form;
-    }
+    std::string weakened() const { return site.name() + "=" + form; }
 };
 
 std::string joined(const std::vector<std::string>& s, const char* sep = ", ") {
@@ -207,10 +214,17 @@ std::string models_of(const std::set<std::string>& engines) {
 }
 
 // The configurations, in an order a reader can scan: by name.
+std::string finding_text(const finding& f) {
+    return f.v.outcome + " in " + f.row->config + " (" + joined(f.models) + ")";
+}
+
 std::string summary_of(const step_result& r) {
-    if (r.result == "needed")
-        return r.violation.outcome + " in " + r.smallest->config + " (" + joined(r.models_showing) +
-               ")";
+    if (r.result == "needed") {
+        std::string s = finding_text(r.findings.front());
+        for (std::size_t i = 1; i < r.findings.size(); ++i)
+            s += (i == 1 ? "; also " : ", ") + finding_text(r.findings[i]);
+        return s;
+    }
     if (r.result == "inconclusive") return "out of budget: " + joined(r.inconclusive);
     return std::to_string(r.configs.size()) + " configurations on " + models_of(r.engines);
 }
@@ -225,15 +239,17 @@ json to_json(const step_result& r) {
               {"checked",
                {{"configurations", std::vector<std::string>(r.configs.begin(), r.configs.end())},
                 {"models", models_of(r.engines)}}}};
+    const auto of = [&r](const finding& f) {
+        return json{{"violation", f.v.outcome},  {"detail", f.v.detail},
+                    {"check", f.row->row.check}, {"configuration", f.row->config},
+                    {"engine", f.v.engine},      {"search", f.row->row.search.str()},
+                    {"models", f.models},        {"command", f.command(r.weakened())}};
+    };
     if (r.result == "needed") {
-        j["violation"] = r.violation.outcome;
-        j["detail"] = r.violation.detail;
-        j["check"] = r.smallest->row.check;
-        j["configuration"] = r.smallest->config;
-        j["engine"] = r.violation.engine;
-        j["search"] = r.smallest->row.search.str();
-        j["models"] = r.models_showing;
-        j["command"] = r.command();
+        // The smallest configuration's finding at the top level, every class's in `violations`.
+        j.update(of(r.findings.front()));
+        j["violations"] = json::array();
+        for (const finding& f : r.findings) j["violations"].push_back(of(f));
     }
     if (r.result == "inconclusive") j["out_of_budget"] = r.inconclusive;
     return j;
@@ -248,11 +264,15 @@ std::string markdown_of(const std::string& target, const std::vector<step_result
     for (const step_result& r : results) {
         md << "| `" << r.site.name() << "` | `" << r.func << "` | `" << r.site.primitive << "` | `"
            << r.form << "` | **" << r.result << "** | ";
-        if (r.result == "needed")
-            md << "`" << r.smallest->config << "`: " << r.violation.outcome << " ("
-               << joined(r.models_showing) << "); `" << r.command() << "`";
-        else
+        if (r.result == "needed") {
+            const finding& f = r.findings.front();
+            md << "`" << f.row->config << "`: " << f.v.outcome << " (" << joined(f.models) << "); `"
+               << f.command(r.weakened()) << "`";
+            for (std::size_t i = 1; i < r.findings.size(); ++i)
+                md << (i == 1 ? "; also " : ", ") << finding_text(r.findings[i]);
+        } else {
             md << summary_of(r);
+        }
         md << " |\n";
     }
     md << "\n" << cost << "\n";
@@ -435,6 +455,8 @@ int cmd_orders(const orders_options& o) {
                  v.outcome == "error")
             r.inconclusive.push_back(row.row.check + " " + row.row.engine);
     }
+    std::map<std::string, std::size_t> ladder;
+    for (const check& c : model::registry().all()) ladder.emplace(c.name, ladder.size());
     bool any_inconclusive = false;
     for (std::size_t i = 0; i < results.size(); ++i) {
         step_result& r = results[i];
@@ -443,26 +465,33 @@ int cmd_orders(const orders_options& o) {
             any_inconclusive |= !r.inconclusive.empty();
             continue;
         }
-        // The smallest configuration: its unweakened search explores the fewest executions.
+        // The smallest configuration: the first of the variant's ladder (registration order,
+        // as `kverify list` and the summary have it), then the strongest model.
         const auto size = [&](std::size_t j) {
             const row_run& row = rows[which[j].row];
-            return std::make_tuple(row.base.executions, row.config, engine_rank(row.row.engine));
+            return std::make_tuple(ladder.at(row.c->name), engine_rank(row.row.engine));
         };
-        const std::size_t best =
-            *std::min_element(changed[i].begin(), changed[i].end(),
-                              [&](std::size_t a, std::size_t b) { return size(a) < size(b); });
+        std::vector<std::size_t> by_size = changed[i];
+        std::sort(by_size.begin(), by_size.end(),
+                  [&](std::size_t a, std::size_t b) { return size(a) < size(b); });
         r.result = "needed";
-        r.smallest = &rows[which[best].row];
-        r.violation = weak[best];
-        std::set<std::string> showing;
-        for (std::size_t j : changed[i])
-            if (rows[which[j].row].config == r.smallest->config)
-                showing.insert(rows[which[j].row].row.engine);
-        std::vector<std::string> e(showing.begin(), showing.end());
-        std::sort(e.begin(), e.end(), [](const std::string& a, const std::string& b) {
-            return engine_rank(a) < engine_rank(b);
-        });
-        for (const std::string& x : e) r.models_showing.push_back(model_name(x));
+        std::set<std::string> classes;
+        for (std::size_t best : by_size) {
+            if (!classes.insert(weak[best].outcome).second) continue;
+            finding f;
+            f.row = &rows[which[best].row];
+            f.v = weak[best];
+            std::set<std::string> showing;
+            for (std::size_t j : changed[i])
+                if (rows[which[j].row].config == f.row->config && weak[j].outcome == f.v.outcome)
+                    showing.insert(rows[which[j].row].row.engine);
+            std::vector<std::string> e(showing.begin(), showing.end());
+            std::sort(e.begin(), e.end(), [](const std::string& a, const std::string& b) {
+                return engine_rank(a) < engine_rank(b);
+            });
+            for (const std::string& x : e) f.models.push_back(model_name(x));
+            r.findings.push_back(f);
+        }
     }
 
     const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -492,9 +521,10 @@ int cmd_orders(const orders_options& o) {
                     step.c_str(), r.result.c_str(), summary_of(r).c_str());
     }
     for (const step_result& r : results)
-        if (r.result == "needed")
-            std::printf("  %s -> %s: %s\n    %s\n", r.site.name().c_str(), r.form.c_str(),
-                        r.violation.detail.c_str(), r.command().c_str());
+        for (const finding& f : r.findings)
+            std::printf("  %s -> %s: %s in %s: %s\n    %s\n", r.site.name().c_str(), r.form.c_str(),
+                        f.v.outcome.c_str(), f.row->config.c_str(), f.v.detail.c_str(),
+                        f.command(r.weakened()).c_str());
     std::printf("%s\n", cost);
 
     if (!o.json.empty()) {
