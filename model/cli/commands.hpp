@@ -52,7 +52,8 @@ int cmd_merge(const merge_options& o);
 
 struct run_options {
     std::string name, engine = "relacy", search = "exhaustive", save_replay;
-    std::string graph;  // --graph FILE.{dot,svg,png}
+    std::string weaken;  // --weaken SITE=FORM, "" = none
+    std::string graph;   // --graph FILE.{dot,svg,png}
     search_budget budget;
     bool no_shrink = false, raw_trace = false, progress = false;
 };
@@ -73,7 +74,33 @@ int cmd_replay(const replay_options& o);
 
 // A verdict of one check as run, replay and check print it: the check, engine, search, verdict,
 // counts, time and the violation's message.
-void print_verdict(const check& c, const verdict& v);
+// `weakened`: the --weaken SITE=FORM the verdict is of ("" = none), named on the verdict line.
+void print_verdict(const check& c, const verdict& v, const std::string& weakened = "");
+
+// ----- the ordering override (orders.cpp, model/check/ordering.hpp) -----
+
+// One site of impl/ run one step weaker: --weaken impl/objpool.hpp:718=READ_ONCE.
+struct weakening {
+    std::string file;  // impl/objpool.hpp
+    unsigned line = 0;
+    std::string form;          // what the site's primitive becomes (MANUAL.md lists the steps)
+    std::string site() const;  // impl/objpool.hpp:718
+    std::string text() const;  // impl/objpool.hpp:718=READ_ONCE
+};
+weakening parse_weakening(const std::string& text);  // throws usage_error
+void apply_weakening(const weakening& w);            // for the searches of this process
+// The primitives the applied weakening was reached as, "" when no search reached it.
+std::string weakening_hit();
+
+struct orders_options {
+    std::string target;  // ALGORITHM or ALGORITHM/VARIANT
+    std::string expected, markdown, json;
+    std::string site;  // --site FILE:LINE: only this site's weakenings, "" = every site
+    bool list = false, progress = false;
+    unsigned jobs = 1;
+    search_budget budget;  // per search; no --budget: 60 s
+};
+int cmd_orders(const orders_options& o);
 
 struct list_options {
     std::string filter, engine;

@@ -16,6 +16,7 @@ const std::vector<command_info>& commands() {
         {"replay", "run exactly the saved counterexample again and print its trace"},
         {"merge", "merge the --json files of a sharded run; exit status as for verify"},
         {"evidence", "per variant: what it is verified against (model, search, configurations)"},
+        {"orders", "per ordering site of a variant: needed, or not in any checked configuration"},
         {"litmus", "run C litmus tests (the kernel's format) under the LKMM, RC11 or SC, as herd7"},
         {"help", "this help, or the options of one command (= kverify COMMAND --help)"},
         {"test", "the whole test suite: presets default, tsan and asan", true},

@@ -124,6 +124,7 @@ struct parser {
     list_options list;
     evidence_options evidence;
     litmus_command_options litmus;
+    orders_options orders;
     progress_flags progress;
     std::string help_command;
     std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
@@ -245,6 +246,10 @@ struct parser {
         r->add_option("--save-replay", run.save_replay, "save the counterexample for 'replay'")
             ->type_name("FILE");
         r->add_flag("--raw-trace", run.raw_trace, "the engine's trace as it is, uncleaned");
+        r->add_option("--weaken", run.weaken,
+                      "run one ordering site of impl/ one step weaker (the model only; its "
+                      "verdict is not the variant's)")
+            ->type_name("SITE=FORM");
         add_progress(r);
 
         CLI::App* c = add("check", [this] { return cmd_check(check); });
@@ -293,6 +298,29 @@ struct parser {
         t->add_flag("--judge", litmus.judge,
                     "compare each Observation with the file's Result line; 1 if one differs");
         add_budget(t, litmus.budget);
+
+        CLI::App* d = add("orders", [this] {
+            orders.progress = progress.show();
+            return cmd_orders(orders);
+        });
+        d->add_option("target", orders.target, "ALGORITHM/VARIANT (ALGORITHM alone with --list)")
+            ->required()
+            ->type_name("ALGORITHM[/VARIANT]");
+        d->add_flag("--list", orders.list, "only list the ordering sites its quick rows reach");
+        d->add_option("--site", orders.site, "only the weakenings of this site (FILE:LINE)")
+            ->type_name("SITE");
+        add_expected(d, orders.expected);
+        orders.jobs = default_jobs();
+        d->add_option("-j,--jobs", orders.jobs,
+                      "searches at once, one process each (default: the CPUs available)")
+            ->check(CLI::Range(1, 256))
+            ->type_name("N");
+        d->add_option("--markdown", orders.markdown, "write the table for a review comment")
+            ->type_name("FILE");
+        d->add_option("--json", orders.json, "write every weakening and its result as JSON")
+            ->type_name("FILE");
+        add_budget(d, orders.budget);
+        add_progress(d);
 
         CLI::App* h = add("help", [this] { return help(help_command); });
         h->add_option("command", help_command, "a command")->type_name("COMMAND");

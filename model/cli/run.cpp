@@ -75,11 +75,14 @@ std::size_t first_difference(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void print_verdict(const check& c, const verdict& v) {
+void print_verdict(const check& c, const verdict& v, const std::string& weakened) {
     std::cout << c.name << "\n  " << c.algorithm << " " << c.variant << " [" << c.config
               << "]\n  engine: " << v.engine << "  search: " << v.search.str();
     if (v.search.limits.any()) std::cout << " " << v.search.limits.str();
-    std::cout << "  verdict: " << v.outcome << "  executions: " << v.executions;
+    std::cout << "  verdict: " << v.outcome;
+    // A weakened program's verdict, never the variant's.
+    if (!weakened.empty()) std::cout << " (WEAKENED: " << weakened << ")";
+    std::cout << "  executions: " << v.executions;
     if (v.blocked) std::cout << "  blocked: " << v.blocked;
     if (!v.also_sc.empty()) std::cout << "  also under SC: " << v.also_sc;
     std::cout << "  time: " << format_seconds(v.seconds) << "\n";
@@ -105,8 +108,23 @@ int cmd_run(const run_options& o) {
     if (!search_spec::parse(o.search, j.spec, err)) throw usage_error(err);
     o.budget.apply(j.spec);
     j.spec.raw_trace = o.raw_trace;
+    weakening w;
+    if (!o.weaken.empty()) {
+        w = parse_weakening(o.weaken);
+        apply_weakening(w);
+    }
     const verdict v = run_here(j, o.progress, c.name);
-    print_verdict(c, v);
+    std::string weakened;
+    if (!o.weaken.empty()) {
+        // A site this search never applied the weakening at: nothing was learnt of it.
+        if (weakening_hit().empty())
+            throw usage_error("--weaken " + w.text() + ": " + c.name + " on " + o.engine +
+                              " reached no primitive at " + w.site() + " that weakens to " +
+                              w.form + " (its sites: kverify orders " + c.algorithm + "/" +
+                              c.variant + " --list)");
+        weakened = w.text() + " [" + weakening_hit() + " -> " + w.form + "]";
+    }
+    print_verdict(c, v, weakened);
     if (!v.found_violation()) return v.outcome == "inconclusive" ? exit_inconclusive : exit_ok;
 
     verdict cex = v;

@@ -7,11 +7,13 @@
 // dependencies are declared right before it (engine::annotate; the values are tracked.hpp's).
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "impl/common.hpp"
 #include "impl/guards.hpp"
+#include "model/check/ordering.hpp"
 #include "model/kernel/kernel.hpp"
 #include "model/kernel/tracked.hpp"  // and <type_traits>
 #if !defined(KVERIFY_ENGINE_DPOR)
@@ -96,30 +98,38 @@ struct model_env {
     // ----- marked accesses: the mapping table -----
     template <class T>
     static val<T> read_once(const atomic<T>& a, src_loc loc = {}) {
+        weakened(loc, "READ_ONCE");
         return load(a, {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static val<T> read_once(const model::addressed<const atomic<T>>& a, src_loc loc = {}) {
+        weakened(loc, "READ_ONCE");
         return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static val<T> read_once(const model::addressed<atomic<T>>& a, src_loc loc = {}) {
+        weakened(loc, "READ_ONCE");
         return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void write_once(atomic<T>& a, same<val<T>> v, src_loc loc = {}) {
+        weakened(loc, "WRITE_ONCE");
         store(a, {}, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void write_once(const model::addressed<atomic<T>>& a, same<val<T>> v, src_loc loc = {}) {
+        weakened(loc, "WRITE_ONCE");
         store(a.obj, a.addr, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static val<T> load_acquire(const atomic<T>& a, src_loc loc = {}) {
+        if (weakened(loc, "smp_load_acquire")) return load(a, {}, lk::once, engine::relaxed, loc);
         return load(a, {}, lk::acquire, engine::acquire, loc);
     }
     template <class T>
     static void store_release(atomic<T>& a, same<val<T>> v, src_loc loc = {}) {
+        if (weakened(loc, "smp_store_release"))
+            return store(a, {}, v, lk::once, engine::relaxed, loc);
         store(a, {}, v, lk::release, engine::release, loc);
     }
     // Fully ordered: on success seq_cst fence; seq_cst CAS; seq_cst fence, on failure no
@@ -127,6 +137,7 @@ struct model_env {
     // LKMM one MB-tagged RMW, whose ordering the engine drops when it fails.
     template <class T>
     static bool try_cmpxchg(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        if (const char* f = weakened(loc, "try_cmpxchg")) return weaker_cmpxchg(a, old, nv, f, loc);
         k().point(loc);
         annotate_rmw(lk::mb, old, nv);
         T o = old.value();
@@ -135,27 +146,43 @@ struct model_env {
     }
     template <class T>
     static bool try_cmpxchg_acquire(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        if (const char* f = weakened(loc, "try_cmpxchg_acquire"))
+            return weaker_cmpxchg(a, old, nv, f, loc);
         return cas(a, old, nv, engine::acquire, lk::acquire, loc);
     }
     template <class T>
     static bool try_cmpxchg_release(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        if (const char* f = weakened(loc, "try_cmpxchg_release"))
+            return weaker_cmpxchg(a, old, nv, f, loc);
         return cas(a, old, nv, engine::release, lk::release, loc);
     }
     template <class T>
     static bool try_cmpxchg_relaxed(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        weakened(loc, "try_cmpxchg_relaxed");
         return cas(a, old, nv, engine::relaxed, lk::once, loc);
     }
     // CPU-local CAS: one instruction on this CPU (no delivery point inside), but against other
     // CPUs a separate read and write with a scheduling point between them.
     template <class T>
     static bool try_cmpxchg_local(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        const bool generic = weakened(loc, "try_cmpxchg_local") != nullptr;
         k().point(loc);
+        if (generic) return generic_cas(a, old, nv, "try_cmpxchg_local", loc);
         return local_cas(a, old, nv, "try_cmpxchg_local", loc);
     }
     // The LKMM's own fences (f_mb, f_rmb, f_wmb), not C11's: RC11 and SC keep the C11 fences.
-    static void smp_mb(src_loc loc = {}) { fence(engine::seq_cst, lk::f_mb, loc); }
-    static void smp_rmb(src_loc loc = {}) { fence(engine::acquire, lk::f_rmb, loc); }
-    static void smp_wmb(src_loc loc = {}) { fence(engine::release, lk::f_wmb, loc); }
+    static void smp_mb(src_loc loc = {}) {
+        if (const char* f = weakened(loc, "smp_mb")) return weaker_fence(f, loc);
+        fence(engine::seq_cst, lk::f_mb, loc);
+    }
+    static void smp_rmb(src_loc loc = {}) {
+        if (const char* f = weakened(loc, "smp_rmb")) return weaker_fence(f, loc);
+        fence(engine::acquire, lk::f_rmb, loc);
+    }
+    static void smp_wmb(src_loc loc = {}) {
+        if (const char* f = weakened(loc, "smp_wmb")) return weaker_fence(f, loc);
+        fence(engine::release, lk::f_wmb, loc);
+    }
 
     // Plain accesses are graph events under the LKMM: the value read comes from the write it
     // reads (its dependencies travel through reads-from), and a plain write's data is declared.
@@ -211,20 +238,34 @@ struct model_env {
 
     // ----- interrupts and preemption -----
     static irq_flags local_irq_save(src_loc loc = {}) {
+        const bool to_preempt = weakened(loc, "local_irq_save") != nullptr;
         k().point(loc);
+        if (to_preempt) {
+            k().preempt_disable();
+            return flags_preempt_instead;
+        }
         return k().irq_save();
     }
-    static void local_irq_restore(irq_flags f, src_loc = {}) { k().irq_restore(f); }
+    static void local_irq_restore(irq_flags f, src_loc = {}) {
+        if (f >= flags_preempt_instead) return weaker_irq_restore(f);
+        k().irq_restore(f);
+    }
     static bool irqs_disabled() { return k().irqs_disabled(); }
     static bool in_task() {
         const model::kernel::task_state* t = k().current_task();
         return t == nullptr || t->depth == 0;
     }
     static void preempt_disable(src_loc loc = {}) {
+        const bool none = weakened(loc, "preempt_disable") != nullptr;
         k().point(loc);
-        k().preempt_disable();
+        if (!none) k().preempt_disable();
     }
-    static void preempt_enable(src_loc = {}) { k().preempt_enable(); }
+    // impl/ pairs them in preempt_guard, which hands both the same line: a weakened disable's
+    // enable is skipped by that line.
+    static void preempt_enable(src_loc loc = {}) {
+        if (weakened(loc, "preempt_disable")) return;
+        k().preempt_enable();
+    }
 
     // ----- per-CPU operations -----
     // The LKMM has no CPU-local operations. Each is a pair of ONCE accesses here: irq-safe on
@@ -242,17 +283,21 @@ struct model_env {
     }
     template <class T>
     static void this_cpu_add(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
+        const bool generic = weakened(loc, "this_cpu_add") != nullptr;
         k().point(loc);
-        local_add(mine(p), v, "this_cpu_add", false, loc);
+        local_add(mine(p), v, "this_cpu_add", generic, loc);
     }
     template <class T>
     static void this_cpu_sub(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
+        const bool generic = weakened(loc, "this_cpu_sub") != nullptr;
         k().point(loc);
-        local_add(mine(p), val<T>(T{0} - v), "this_cpu_sub", false, loc);
+        local_add(mine(p), val<T>(T{0} - v), "this_cpu_sub", generic, loc);
     }
     template <class T>
     static bool this_cpu_try_cmpxchg(percpu<T>& p, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
+        const bool generic = weakened(loc, "this_cpu_try_cmpxchg") != nullptr;
         k().point(loc);
+        if (generic) return generic_cas(mine(p), old, nv, "this_cpu_try_cmpxchg", loc);
         return local_cas(mine(p), old, nv, "this_cpu_try_cmpxchg", loc);
     }
     template <class T>
@@ -285,18 +330,7 @@ struct model_env {
                                              src_loc loc = {}) {
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_cmpxchg()", loc);
-        atomic<T>& a = mine(p);
-        k().local_rmw_begin(a.local_, "__this_cpu_cmpxchg", loc);
-        const val<T> cur = load_here(a, {}, lk::once, engine::relaxed, loc);
-        k().point(loc);  // generic form: an interrupt may land between the read and the write
-        const bool ok = cur.value() == old.value();
-        if (ok)
-            store_here(a, {}, with_deps(nv, cur), lk::once, engine::relaxed, loc);
-        else
-            old = cur;
-        k().local_rmw_end(a.local_);
-        cur.deps().leave();  // two events, not the engine's cas: what follows depends on `ok`
-        return ok;
+        return generic_cas(mine(p), old, nv, "__this_cpu_cmpxchg", loc);
     }
     template <class T>
     static val<T> raw_cpu_read(const percpu<T>& p, src_loc loc = {}) {
@@ -326,7 +360,9 @@ struct model_env {
         k().preempt_enable();
     }
     static irq_flags spin_lock_irqsave(spinlock& l, src_loc loc = {}) {
-        const irq_flags f = local_irq_save(loc);
+        const bool plain = weakened(loc, "spin_lock_irqsave") != nullptr;
+        k().point(loc);
+        const irq_flags f = plain ? flags_untouched : k().irq_save();
         k().preempt_disable();
         lock(l, loc);
         return f;
@@ -403,6 +439,34 @@ struct model_env {
 
 private:
     static model::kernel& k() { return model::kernel::get(); }
+
+    // ----- the ordering override (model/check/ordering.hpp; kverify run --weaken, orders) -----
+    // The form this site runs as, nullptr for its own. Without an override: one load and branch.
+    static const char* weakened(const src_loc& loc, const char* primitive) {
+        model::ordering_state& o = model::ordering();
+        if (__builtin_expect(!o.on, 1)) return nullptr;
+        return o.at(loc.file, loc.line, loc.func, primitive);
+    }
+    // A weakened irq-save hands back one of these instead of the irqs-off flag (0 or 1).
+    static constexpr irq_flags flags_preempt_instead = 2;  // preemption was disabled instead
+    static constexpr irq_flags flags_untouched = 3;        // irqs were left as they were
+    static void weaker_irq_restore(irq_flags f) {
+        if (f == flags_preempt_instead) k().preempt_enable();
+    }
+    template <class T>
+    static bool weaker_cmpxchg(atomic<T>& a, val<T>& old, const val<T>& nv, const char* form,
+                               src_loc loc) {
+        if (std::strcmp(form, "try_cmpxchg_acquire") == 0)
+            return cas(a, old, nv, engine::acquire, lk::acquire, loc);
+        if (std::strcmp(form, "try_cmpxchg_release") == 0)
+            return cas(a, old, nv, engine::release, lk::release, loc);
+        return cas(a, old, nv, engine::relaxed, lk::once, loc);
+    }
+    static void weaker_fence(const char* form, src_loc loc) {
+        if (std::strcmp(form, "smp_rmb") == 0) return fence(engine::acquire, lk::f_rmb, loc);
+        if (std::strcmp(form, "smp_wmb") == 0) return fence(engine::release, lk::f_wmb, loc);
+        k().point(loc);  // none: the line stays a delivery point, with no fence
+    }
 
     static void lock(spinlock& l, src_loc loc) {
         k().lock_acquiring(&l, loc);
@@ -486,6 +550,22 @@ private:
         const bool ok = cur.value() == old.value();
         if (ok)
             store_here(a, {}, with_deps(with_deps(nv, old), cur), lk::once, engine::relaxed, loc);
+        else
+            old = cur;
+        k().local_rmw_end(a.local_);
+        cur.deps().leave();  // two events, not the engine's cas: what follows depends on `ok`
+        return ok;
+    }
+    // The generic form of a CPU-local cas: an interrupt may land between the read and the write.
+    template <class T>
+    static bool generic_cas(atomic<T>& a, val<T>& old, const val<T>& nv, const char* what,
+                            src_loc loc) {
+        k().local_rmw_begin(a.local_, what, loc);
+        const val<T> cur = load_here(a, {}, lk::once, engine::relaxed, loc);
+        k().point(loc);
+        const bool ok = cur.value() == old.value();
+        if (ok)
+            store_here(a, {}, with_deps(nv, cur), lk::once, engine::relaxed, loc);
         else
             old = cur;
         k().local_rmw_end(a.local_);

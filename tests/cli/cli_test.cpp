@@ -37,7 +37,7 @@ TEST_F(cli, bad_command_line_exits_2_with_one_line) {
         {{"verify", "--bogus"}, "--bogus"},
         {{"frobnicate"},
          "unknown command 'frobnicate' (commands: verify, list, run, check, replay, merge, "
-         "evidence, litmus, help, test, bench, coverage)"},
+         "evidence, orders, litmus, help, test, bench, coverage)"},
         {{"test"}, "'test' is a command of the ./kverify script"},
         {{"coverage", "check"}, "'coverage' is a command of the ./kverify script"},
         {{"run", "kernel/spinlock-irqsave", "--search", "bounded:x"}, "invalid search 'bounded:x'"},

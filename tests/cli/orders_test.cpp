@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// `kverify orders` and `kverify run --weaken` (issue 19): bad input, the weakened verdict named
+// as such, and the evidence: orderings that published fixes added are reported needed, with the
+// bug they fix, and one that is redundant by construction is reported not needed. Sites are
+// found by their source text in impl/, so the tests follow impl/ when its lines move.
+#include <fstream>
+
+#include "cli_helpers.hpp"
+
+namespace kverify_cli_test {
+namespace {
+
+// "impl/FILE:LINE" of the one line of impl/FILE that contains `text`.
+std::string site_of(const std::string& file, const std::string& text) {
+    std::ifstream in(std::string(KVERIFY_SOURCE_DIR) + "/" + file);
+    std::string line, found;
+    for (unsigned n = 1; std::getline(in, line); ++n)
+        if (line.find(text) != std::string::npos) {
+            EXPECT_TRUE(found.empty()) << text << " is on two lines of " << file;
+            found = file + ":" + std::to_string(n);
+        }
+    EXPECT_FALSE(found.empty()) << text << " is not in " << file;
+    return found;
+}
+
+std::string acquire_of_last() {
+    return site_of("impl/objpool.hpp", "return Env::load_acquire(s.last);");
+}
+// The irq-save region of percpu_counter's decide-then-add (an irq_save_guard in the irqsave
+// form, a preempt_guard in preempt-only): the v6.3 fix that made the add irq-safe.
+std::string irqsave_of_add() { return site_of("impl/percpu_counter.hpp", "section pinned;"); }
+// Negative control: the acquire of push's reservation cas on `tail`. Only the owner CPU ever
+// touches a slot's tail (its pushes, and NMIs on that CPU, which run to completion before the
+// code they interrupt goes on: program order, not another CPU); pop reads head, last and the
+// entries, never tail, and nobody writes tail with a release. An acquire pairs only with a
+// release it reads from, so this one orders nothing any other CPU can observe; what must stay
+// after the reservation (the entry store) is published by the release of `last`. Redundant.
+std::string acquire_of_tail() {
+    return site_of("impl/objpool.hpp",
+                   "return Env::try_cmpxchg_acquire(tail_seq, tail, tail + 1);");
+}
+
+// Runs orders on one site and returns its JSON, with the one weakening asserted present.
+json orders_of(const std::string& dir, const std::string& target, const std::string& site) {
+    const std::string out = dir + "/orders.json";
+    const result r =
+        kverify({"orders", target, "--site", site, "--json", out, "-j", "2", "--no-progress"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const json j = json::parse(slurp(out));
+    EXPECT_EQ(j.at("kverify_orders"), 1);
+    EXPECT_EQ(j.at("target"), target);
+    return j;
+}
+
+using orders = cli;
+
+TEST_F(orders, bad_input_is_one_line_and_exit_2) {
+    const std::string c = "objpool/fix-acquire-last/c2-o1";
+    const std::vector<bad_input> cases = {
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", "impl/objpool.hpp:718"}, "is not"},
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", "objpool.hpp:718=READ_ONCE"},
+         "a file of impl/"},
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", "impl/objpool.hpp:x=READ_ONCE"},
+         "FILE:LINE"},
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", acquire_of_last() + "=sloppy"},
+         "unknown form 'sloppy'"},
+        // Line 1 holds the SPDX line: no primitive there, so nothing was weakened.
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", "impl/objpool.hpp:1=READ_ONCE"},
+         "reached no primitive at impl/objpool.hpp:1"},
+        // The acquire of `last` has no try_cmpxchg_relaxed step.
+        {{"run", c, "--engine", "dpor-rc11", "--weaken",
+          acquire_of_last() + "=try_cmpxchg_relaxed"},
+         "that weakens to try_cmpxchg_relaxed"},
+        {{"orders", "objpool"}, "only with --list"},
+        {{"orders", "objpool/no-such-variant"}, "no quick rows of objpool/no-such-variant"},
+        {{"orders", "objpool/v6.7/c2-o1"}, "is not ALGORITHM or ALGORITHM/VARIANT"},
+    };
+    for (const bad_input& b : cases) {
+        SCOPED_TRACE(b.args.back());
+        expect_usage_error(kverify(b.args), b.message);
+    }
+}
+
+// The twin pair: the same check passes unweakened and finds the C11 data race of F1 with the
+// acquire of `last` weakened; the verdict line says it is the weakened program's.
+TEST_F(orders, weakened_run_names_itself_and_its_twin_passes) {
+    const std::string c = "objpool/fix-acquire-last/c2-o1";
+    const result plain = kverify({"run", c, "--engine", "dpor-rc11", "--no-progress"});
+    EXPECT_EQ(plain.status, 0) << plain.out << plain.err;
+    EXPECT_NE(plain.out.find("verdict: pass  "), std::string::npos) << plain.out;
+    EXPECT_EQ(plain.out.find("WEAKENED"), std::string::npos) << plain.out;
+
+    const std::string w = acquire_of_last() + "=READ_ONCE";
+    const result weak =
+        kverify({"run", c, "--engine", "dpor-rc11", "--weaken", w, "--no-progress"});
+    EXPECT_EQ(weak.status, 1) << weak.out << weak.err;
+    EXPECT_NE(
+        weak.out.find("verdict: data-race (WEAKENED: " + w + " [smp_load_acquire -> READ_ONCE])"),
+        std::string::npos)
+        << weak.out;
+}
+
+// The smallest configuration's finding of `w` and each violation class's, "class config models".
+std::vector<std::string> findings_of(const json& w) {
+    std::vector<std::string> out;
+    for (const json& v : w.at("violations")) {
+        std::string models;
+        for (const json& m : v.at("models"))
+            models += (models.empty() ? "" : ",") + m.get<std::string>();
+        out.push_back(v.at("violation").get<std::string>() + " " +
+                      v.at("configuration").get<std::string>() + " " + models);
+    }
+    return out;
+}
+
+// fix-acquire-last's one change: pop reads `last` with smp_load_acquire. Weakened back to the
+// kernel's READ_ONCE it is v6.15 again, and finds what proofs/objpool.md F1 says of v6.7: the
+// object's contents handed over without happens-before (a data race, on every model, since a
+// race is judged by happens-before), and, by weak memory only (never under SC), the stale entry
+// behind a new `last`: a lost object and one popped twice.
+TEST_F(orders, fix_acquire_last_acquire_is_needed) {
+    const std::string site = acquire_of_last();
+    const json j = orders_of(dir_, "objpool/fix-acquire-last", site);
+    ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+    const json& w = j.at("weakenings")[0];
+    EXPECT_EQ(w.at("site"), site);
+    EXPECT_EQ(w.at("primitive"), "smp_load_acquire");
+    EXPECT_EQ(w.at("form"), "READ_ONCE");
+    EXPECT_EQ(w.at("function"), "read_last");
+    ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+    EXPECT_EQ(w.at("violation"), "data-race") << w.dump(2);
+    EXPECT_EQ(w.at("configuration"), "c2-o1") << w.dump(2);
+    EXPECT_EQ(w.at("command"),
+              "./kverify run objpool/fix-acquire-last/c2-o1 --engine dpor-sc "
+              "--search exhaustive --weaken " +
+                  site + "=READ_ONCE");
+    EXPECT_EQ(findings_of(w),
+              (std::vector<std::string>{"data-race c2-o1 SC,RC11,LKMM", "loss c2-o1-np RC11,LKMM",
+                                        "duplicate c2-o2-r2-irq-np RC11"}))
+        << w.dump(2);
+}
+
+// percpu_counter irqsave (v6.3): the whole decide-then-add with irqs off. With only preemption
+// off, an interrupt's add between the read and the add breaks the batch bound, the bug v6.3
+// fixed, on every memory model (an interleaving bug). The smallest configuration shows a
+// consequence first: the fold then takes the lock with spin_lock, "irqs are already off", and
+// an interrupt that folds on the same CPU spins on it for ever.
+TEST_F(orders, percpu_counter_irqsave_of_add_is_needed) {
+    const std::string site = irqsave_of_add();
+    const json j = orders_of(dir_, "percpu_counter/irqsave", site);
+    ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+    const json& w = j.at("weakenings")[0];
+    EXPECT_EQ(w.at("primitive"), "local_irq_save");
+    EXPECT_EQ(w.at("form"), "preempt_disable");
+    EXPECT_EQ(w.at("function"), "add_batch_decide_then_add");
+    ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+    EXPECT_EQ(findings_of(w), (std::vector<std::string>{
+                                  "self-deadlock irq SC,RC11,LKMM", "lost-update smp3-irq SC,RC11",
+                                  "batch-bound s32-max-batch-irq SC,RC11,LKMM"}))
+        << w.dump(2);
+}
+
+// The negative control (acquire_of_tail): reported not needed, with what was checked.
+TEST_F(orders, owner_only_tail_acquire_is_not_needed) {
+    const std::string site = acquire_of_tail();
+    const json j = orders_of(dir_, "objpool/fix-acquire-last", site);
+    ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+    const json& w = j.at("weakenings")[0];
+    EXPECT_EQ(w.at("primitive"), "try_cmpxchg_acquire");
+    EXPECT_EQ(w.at("form"), "try_cmpxchg_relaxed");
+    EXPECT_EQ(w.at("result"), "not needed") << w.dump(2);
+    EXPECT_EQ(w.at("checked").at("models"), "SC, RC11, LKMM") << w.dump(2);
+    // Every configuration that pushes reaches it: the NMI ones too, where an NMI's push lands
+    // between the task's reservation and its commit.
+    const json& configs = w.at("checked").at("configurations");
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "c2-o2-nmi"), configs.end()) << w.dump(2);
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "c2-o2-irq"), configs.end()) << w.dump(2);
+}
+
+// Site discovery: the sites come from a run, with their functions and primitives.
+TEST_F(orders, list_names_sites_by_line_function_and_primitive) {
+    const result r = kverify({"orders", "percpu_counter/irqsave", "--list", "--no-progress"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    bool irqsave = false;
+    for (std::string l; std::getline(lines, l);)
+        if (l.rfind(irqsave_of_add() + " ", 0) == 0 &&
+            l.find("local_irq_save") != std::string::npos &&
+            l.find("preempt_disable") != std::string::npos)
+            irqsave = true;
+    EXPECT_TRUE(irqsave) << r.out;
+    // irqsave never takes the local-cas path: its this_cpu_try_cmpxchg is not reached.
+    EXPECT_EQ(r.out.find("this_cpu_try_cmpxchg"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kverify_cli_test
