@@ -10,16 +10,19 @@
 //   lb.cpp       the LKMM: load buffering, holes, revisits
 //   trace.cpp    traces of violations and replay strings
 //   split.cpp    one search in parts: the census of the tree, which runs a part owns
+//   parallel.cpp one search on several threads: who takes which subtree, the results joined
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
 
 #include <ucontext.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -79,22 +82,54 @@ std::string shorten(const std::string& trace);
 // How a search is split (split.cpp): part `part` (0-based) of `parts` owns the subtrees of the
 // tree of runs rooted at `depth` whose number in exploration order is `part` modulo `parts`, and
 // what comes after such a subtree up to the next one. A census only counts those subtrees.
+struct parallel_search;
 struct split_plan {
     unsigned part = 0, parts = 0;  // parts == 0: the whole search
     unsigned depth = 0;
     std::uint64_t roots = 0;  // the subtrees at `depth`, as the census counted them
     bool census = false;
+    // A search on several threads (parallel.cpp): what they share, and which one this is.
+    parallel_search* shared = nullptr;
+    unsigned thread = 0;
 };
 
+// What the threads of one search share (parallel.cpp): which thread took each chunk, the lowest
+// chunk a violation ended the search in, whether a budget ran out, and the counts so far (for
+// the execution limit and the progress display).
+struct parallel_search {
+    std::unique_ptr<std::atomic<bool>[]> taken;  // per chunk: 0 .. the census's roots
+    std::uint64_t chunks = 0;
+    std::atomic<std::uint64_t> stop_after{UINT64_MAX};
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint64_t> executions{0}, blocked{0};
+    std::mutex progress_lock;
+    std::vector<std::uint64_t> cut_at;  // per thread: the chunk it stopped in, cut by a budget
+    bool take(std::uint64_t chunk);
+    void violation_in(std::uint64_t chunk);
+    // Counts executions and blocked ones; returns both, all threads together, so far.
+    std::uint64_t count(std::uint64_t executions, std::uint64_t blocked);
+};
+
+// The census of a split search (split.cpp): the depth of the tree of runs at which it has enough
+// subtrees for `shares` shares, into plan.depth and plan.roots. False when a budget ran out (what
+// `failed` says); bad options (a part out of range, the LKMM, a replay) throw.
+bool take_census(const program& prog, const options& opt, unsigned shares, split_plan& plan,
+                 result& failed);
 // One part of a split search (options::split_parts): the census of the tree, then the part.
 result explore_part(const program& prog, const options& opt);
+// One search, or one part of a split search, on options::threads threads (parallel.cpp).
+result explore_parallel(const program& prog, const options& opt);
 
 class explorer;
-extern explorer* current;  // the explorer whose program runs now (rt's operations go to it)
+// The explorer whose program runs now on this thread (rt's operations go to it).
+extern thread_local explorer* current;
 
 class explorer {
 public:
     explorer(const program& p, const options& o, const split_plan& split = {});
+    ~explorer();
+    explorer(const explorer&) = delete;
+    explorer& operator=(const explorer&) = delete;
 
     result run();
 
@@ -163,7 +198,7 @@ private:
     void reset_execution();
     void schedule();
     void thread_body(unsigned t);
-    void suspend() { swapcontext(&th_[cur_].ctx, &sched_ctx_); }
+    void suspend();  // back to the scheduler, from the fiber of thread cur_
     [[noreturn]] void leave_fiber();
     void spawn_tasks();
     eid next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay);
@@ -241,6 +276,10 @@ private:
     std::unordered_map<std::uintptr_t, loc_rt> locs_;
     std::vector<alloc_rec> allocs_;
     ucontext_t sched_ctx_{};
+    // Under ThreadSanitizer (a check of the engine, never the shipped build): the fibers as it
+    // knows them, so that it follows each switch (fibers.cpp).
+    std::vector<void*> tsan_fibers_;
+    void* tsan_sched_ = nullptr;
     unsigned cur_ = 0;
     bool in_fiber_ = false;
     bool replaying_ = false;
@@ -264,6 +303,10 @@ private:
     std::uint32_t depth_ = 0;
     std::uint64_t roots_ = 0;
     bool owned_ = true;
+    // On several threads: stopped because another thread ran out of a budget; stop_threads():
+    // this one ran out of a budget, or failed, and every thread stops.
+    bool cut_ = false;
+    void stop_threads();
 
     bool tracing_ = false;
     std::string trace_;

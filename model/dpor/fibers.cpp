@@ -7,7 +7,60 @@
 
 #include "model/dpor/explorer.hpp"
 
+#if defined(__SANITIZE_THREAD__)
+#define KVERIFY_TSAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KVERIFY_TSAN_FIBERS 1
+#endif
+#endif
+#ifdef KVERIFY_TSAN_FIBERS
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace kverify::dpor::detail {
+
+namespace {
+// ThreadSanitizer follows a switch between fibers only when told (its fiber interface); without
+// it, each fiber's accesses look like the scheduler's. Nothing in other builds.
+void* tsan_fiber_new() {
+#ifdef KVERIFY_TSAN_FIBERS
+    return __tsan_create_fiber(0);
+#else
+    return nullptr;
+#endif
+}
+void tsan_fiber_free(void* f) {
+#ifdef KVERIFY_TSAN_FIBERS
+    if (f) __tsan_destroy_fiber(f);
+#else
+    (void)f;
+#endif
+}
+void tsan_switch(void* f) {
+#ifdef KVERIFY_TSAN_FIBERS
+    if (f) __tsan_switch_to_fiber(f, 0);
+#else
+    (void)f;
+#endif
+}
+void* tsan_here() {
+#ifdef KVERIFY_TSAN_FIBERS
+    return __tsan_get_current_fiber();
+#else
+    return nullptr;
+#endif
+}
+}  // namespace
+
+explorer::~explorer() {
+    for (void* f : tsan_fibers_) tsan_fiber_free(f);
+}
+
+void explorer::suspend() {
+    tsan_switch(tsan_sched_);
+    swapcontext(&th_[cur_].ctx, &sched_ctx_);
+}
 
 void explorer::fiber_entry() {
     explorer* x = current;
@@ -19,6 +72,7 @@ void explorer::fiber_entry() {
 
 void explorer::leave_fiber() {
     in_fiber_ = false;
+    tsan_switch(tsan_sched_);
     setcontext(&sched_ctx_);
     std::abort();  // not reached
 }
@@ -56,6 +110,12 @@ void explorer::spawn_tasks() {
 }
 
 void explorer::schedule() {
+    tsan_sched_ = tsan_here();
+    for (void*& f : tsan_fibers_) {  // the fibers of the previous run are gone
+        tsan_fiber_free(f);
+        f = nullptr;
+    }
+    tsan_fibers_.resize(nthreads_, nullptr);
     for (;;) {
         if (violated_ || discard_ || !internal_msg_.empty()) return;
         int pick = -1;
@@ -137,8 +197,10 @@ void explorer::schedule() {
             x.ctx.uc_stack.ss_size = stack_size;
             x.ctx.uc_link = &sched_ctx_;
             makecontext(&x.ctx, fiber_entry, 0);
+            tsan_fibers_[t] = tsan_fiber_new();
         }
         in_fiber_ = true;
+        tsan_switch(tsan_fibers_[t]);
         swapcontext(&sched_ctx_, &x.ctx);
         in_fiber_ = false;
     }
@@ -162,6 +224,7 @@ std::string explorer::thread_dump(unsigned t) const {
 void explorer::internal_error(const std::string& msg) {
     if (internal_msg_.empty()) internal_msg_ = msg;
     stop_all_ = true;
+    stop_threads();
     discard_ = true;
     if (in_fiber_) leave_fiber();
     throw std::logic_error("dpor: " + msg);
@@ -179,6 +242,7 @@ void explorer::tick(src_loc where) {
             res_.complete = false;
             res_.incomplete_reason = "time budget of " + std::to_string(opt_.budget_s) + " s";
             stop_all_ = true;
+            stop_threads();
             discard_ = true;
             leave_fiber();
         }
