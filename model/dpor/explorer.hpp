@@ -110,11 +110,13 @@ struct parallel_search {
     std::uint64_t count(std::uint64_t executions, std::uint64_t blocked);
 };
 
-// The census of a split search (split.cpp): the depth of the tree of runs at which it has enough
-// subtrees for `shares` shares, into plan.depth and plan.roots. False when a budget ran out (what
-// `failed` says); bad options (a part out of range, the LKMM, a replay) throw.
-bool take_census(const program& prog, const options& opt, unsigned shares, split_plan& plan,
+// The census of a split search (split.cpp): the shallowest depth of the tree of runs with at
+// least `roots` subtrees (else the one with the most), into plan.depth and plan.roots. False when a
+// budget ran out (what `failed` says); bad options (a part out of range, the LKMM, a replay) throw.
+bool take_census(const program& prog, const options& opt, std::uint64_t roots, split_plan& plan,
                  result& failed);
+// The subtrees a split in `parts` parts aims at (split.cpp).
+std::uint64_t split_roots(unsigned parts);
 // One part of a split search (options::split_parts): the census of the tree, then the part.
 result explore_part(const program& prog, const options& opt);
 // One search, or one part of a split search, on options::threads threads (parallel.cpp).

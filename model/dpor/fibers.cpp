@@ -15,7 +15,14 @@
 #endif
 #endif
 #ifdef KVERIFY_TSAN_FIBERS
-#include <sanitizer/tsan_interface.h>
+// ThreadSanitizer's fiber interface, as its runtime exports it (declared here: the engine
+// includes only the standard library and POSIX).
+extern "C" {
+void* __tsan_get_current_fiber(void);
+void* __tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void* fiber);
+void __tsan_switch_to_fiber(void* fiber, unsigned flags);
+}
 #endif
 
 namespace kverify::dpor::detail {

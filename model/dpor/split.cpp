@@ -83,7 +83,7 @@ void explorer::split_count(std::uint64_t executions, std::uint64_t blocked) {
     chunks.back().blocked += blocked;
 }
 
-bool take_census(const program& prog, const options& opt, unsigned shares, split_plan& plan,
+bool take_census(const program& prog, const options& opt, std::uint64_t roots, split_plan& plan,
                  result& failed) {
     if (opt.split_parts > 0 && (opt.split_part < 1 || opt.split_part > opt.split_parts))
         throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of " +
@@ -95,7 +95,7 @@ bool take_census(const program& prog, const options& opt, unsigned shares, split
     if (!opt.replay.empty())
         throw std::invalid_argument("dpor: a replay is one execution, not a search to split");
     // The shallowest depth with enough subtrees (else the one with the most), the same in every
-    // part since it depends only on the program, the model and the number of shares.
+    // part since it depends only on the program, the model and the number of subtrees wanted.
     options census = opt;
     census.trace = false;
     census.max_executions = 0;
@@ -122,15 +122,15 @@ bool take_census(const program& prog, const options& opt, unsigned shares, split
             best_roots = r.split_roots;
             best_depth = d;
         }
-        if (r.split_roots == 0 || r.split_roots >= roots_per_part * shares ||
-            r.replays > max_census_runs)
-            break;
+        if (r.split_roots == 0 || r.split_roots >= roots || r.replays > max_census_runs) break;
     }
     plan.census = false;
     plan.depth = best_depth;
     plan.roots = best_roots;
     return true;
 }
+
+std::uint64_t split_roots(unsigned parts) { return roots_per_part * parts; }
 
 result explore_part(const program& prog, const options& opt) {
     if (opt.split_parts == 0)
@@ -143,7 +143,7 @@ result explore_part(const program& prog, const options& opt) {
     plan.part = opt.split_part - 1;
     plan.parts = opt.split_parts;
     result census;
-    if (!take_census(prog, opt, opt.split_parts, plan, census)) {
+    if (!take_census(prog, opt, split_roots(opt.split_parts), plan, census)) {
         census.seconds = spent();
         return census;
     }
