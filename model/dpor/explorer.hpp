@@ -129,7 +129,6 @@ extern thread_local explorer* current;
 class explorer {
 public:
     explorer(const program& p, const options& o, const split_plan& split = {});
-    ~explorer();
     explorer(const explorer&) = delete;
     explorer& operator=(const explorer&) = delete;
 
@@ -200,7 +199,7 @@ private:
     void reset_execution();
     void schedule();
     void thread_body(unsigned t);
-    void suspend();  // back to the scheduler, from the fiber of thread cur_
+    void suspend() { swapcontext(&th_[cur_].ctx, &sched_ctx_); }
     [[noreturn]] void leave_fiber();
     void spawn_tasks();
     eid next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay);
@@ -278,10 +277,6 @@ private:
     std::unordered_map<std::uintptr_t, loc_rt> locs_;
     std::vector<alloc_rec> allocs_;
     ucontext_t sched_ctx_{};
-    // Under ThreadSanitizer (a check of the engine, never the shipped build): the fibers as it
-    // knows them, so that it follows each switch (fibers.cpp).
-    std::vector<void*> tsan_fibers_;
-    void* tsan_sched_ = nullptr;
     unsigned cur_ = 0;
     bool in_fiber_ = false;
     bool replaying_ = false;

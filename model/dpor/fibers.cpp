@@ -7,67 +7,7 @@
 
 #include "model/dpor/explorer.hpp"
 
-#if defined(__SANITIZE_THREAD__)
-#define KVERIFY_TSAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define KVERIFY_TSAN_FIBERS 1
-#endif
-#endif
-#ifdef KVERIFY_TSAN_FIBERS
-// ThreadSanitizer's fiber interface, as its runtime exports it (declared here: the engine
-// includes only the standard library and POSIX).
-extern "C" {
-void* __tsan_get_current_fiber(void);
-void* __tsan_create_fiber(unsigned flags);
-void __tsan_destroy_fiber(void* fiber);
-void __tsan_switch_to_fiber(void* fiber, unsigned flags);
-}
-#endif
-
 namespace kverify::dpor::detail {
-
-namespace {
-// ThreadSanitizer follows a switch between fibers only when told (its fiber interface); without
-// it, each fiber's accesses look like the scheduler's. Nothing in other builds.
-void* tsan_fiber_new() {
-#ifdef KVERIFY_TSAN_FIBERS
-    return __tsan_create_fiber(0);
-#else
-    return nullptr;
-#endif
-}
-void tsan_fiber_free(void* f) {
-#ifdef KVERIFY_TSAN_FIBERS
-    if (f) __tsan_destroy_fiber(f);
-#else
-    (void)f;
-#endif
-}
-void tsan_switch(void* f) {
-#ifdef KVERIFY_TSAN_FIBERS
-    if (f) __tsan_switch_to_fiber(f, 0);
-#else
-    (void)f;
-#endif
-}
-void* tsan_here() {
-#ifdef KVERIFY_TSAN_FIBERS
-    return __tsan_get_current_fiber();
-#else
-    return nullptr;
-#endif
-}
-}  // namespace
-
-explorer::~explorer() {
-    for (void* f : tsan_fibers_) tsan_fiber_free(f);
-}
-
-void explorer::suspend() {
-    tsan_switch(tsan_sched_);
-    swapcontext(&th_[cur_].ctx, &sched_ctx_);
-}
 
 void explorer::fiber_entry() {
     explorer* x = current;
@@ -79,7 +19,6 @@ void explorer::fiber_entry() {
 
 void explorer::leave_fiber() {
     in_fiber_ = false;
-    tsan_switch(tsan_sched_);
     setcontext(&sched_ctx_);
     std::abort();  // not reached
 }
@@ -117,12 +56,6 @@ void explorer::spawn_tasks() {
 }
 
 void explorer::schedule() {
-    tsan_sched_ = tsan_here();
-    for (void*& f : tsan_fibers_) {  // the fibers of the previous run are gone
-        tsan_fiber_free(f);
-        f = nullptr;
-    }
-    tsan_fibers_.resize(nthreads_, nullptr);
     for (;;) {
         if (violated_ || discard_ || !internal_msg_.empty()) return;
         int pick = -1;
@@ -204,10 +137,8 @@ void explorer::schedule() {
             x.ctx.uc_stack.ss_size = stack_size;
             x.ctx.uc_link = &sched_ctx_;
             makecontext(&x.ctx, fiber_entry, 0);
-            tsan_fibers_[t] = tsan_fiber_new();
         }
         in_fiber_ = true;
-        tsan_switch(tsan_fibers_[t]);
         swapcontext(&sched_ctx_, &x.ctx);
         in_fiber_ = false;
     }
