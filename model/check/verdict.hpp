@@ -56,6 +56,9 @@ struct search_spec {
     // --split i/N (the dpor engines but the LKMM's): explore part split_part (1-based) of
     // split_parts of the search's tree; 0 of 0: the whole search.
     unsigned split_part = 0, split_parts = 0;
+    // --threads N (the dpor engines): explore the one search on N threads; the verdict, the
+    // counts and the counterexample are those of one thread.
+    unsigned threads = 1;
 
     // "exhaustive", "bounded:K" or "sampled:N"
     std::string str() const {

@@ -17,10 +17,19 @@ namespace kverify::cli {
 struct search_budget {
     double seconds = 0;
     std::uint64_t max_executions = 0;
+    unsigned threads = 1;  // --threads: of one search (the dpor engines)
 
     void apply(search_spec& s) const {
         s.budget_s = seconds;
         s.execution_cap = max_executions;
+        s.threads = threads;
+    }
+    // --threads N > 1 is for the dpor engines only: Relacy explores on one thread.
+    void check_engine(const std::string& engine) const {
+        if (threads > 1 && engine.rfind("dpor-", 0) != 0)
+            throw usage_error("--threads " + std::to_string(threads) + ": engine " + engine +
+                              " explores a search on one thread (only the dpor engines take "
+                              "--threads; select them with --engine)");
     }
 };
 

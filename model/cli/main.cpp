@@ -154,6 +154,13 @@ struct parser {
             ->check(execution_count)
             ->type_name("N");
     }
+    static void add_threads(CLI::App* a, search_budget& to) {
+        a->add_option("--threads", to.threads,
+                      "explore each search on N threads (the dpor engines; same verdicts and "
+                      "counts)")
+            ->check(CLI::Range(1, 64))
+            ->type_name("N");
+    }
     void add_progress(CLI::App* a) {
         auto* on = a->add_flag("--progress", progress.on, "progress on stderr even if no terminal");
         auto* off = a->add_flag("--no-progress", progress.off, "never show progress");
@@ -208,13 +215,15 @@ struct parser {
             ->type_name("i/N");
         verify.jobs = default_jobs();
         v->add_option("-j,--jobs", verify.jobs,
-                      "rows at once, one process each (default: the CPUs available)")
+                      "cores for rows at once, one process each, and their --threads: N / T "
+                      "rows at once (default: the CPUs available)")
             ->check(CLI::Range(1, 256))
             ->type_name("N");
         v->add_flag("--repin", verify.repin,
                     "re-pin the execution counts of count-changed rows in the table");
         add_outputs(v, verify.report);
         add_budget(v, verify.budget);
+        add_threads(v, verify.budget);
         add_progress(v);
 
         CLI::App* l = add("list", [this] { return cmd_list(list); });
@@ -240,6 +249,7 @@ struct parser {
             ->default_str("exhaustive");
         add_engine(r, run.engine, "the engine (default: relacy)");
         add_budget(r, run.budget);
+        add_threads(r, run.budget);
         r->add_flag("--no-shrink", run.no_shrink, "print the counterexample as first found");
         r->add_option("--graph", run.graph, "draw the counterexample: FILE.dot, .svg or .png")
             ->type_name("FILE");
@@ -264,6 +274,7 @@ struct parser {
         add_engine(c, check.engine, "the row's engine (if the check has rows on several)");
         add_expected(c, check.expected);
         add_budget(c, check.budget);
+        add_threads(c, check.budget);
         c->add_flag("--trace", check.trace, "print the trace even when the row matches");
         c->add_flag("--allow-count-changed", check.allow_count_changed,
                     "a changed execution count alone does not fail");

@@ -101,6 +101,7 @@ int cmd_run(const run_options& o) {
         throw usage_error("check " + c.name + " cannot run on engine '" + o.engine +
                           "' (it runs on: " + engines + why + ")");
     }
+    o.budget.check_engine(o.engine);
     check_writable(o.save_replay);
     if (!o.graph.empty()) check_graph_file(o.graph);
     job j{&c, o.engine, {}};

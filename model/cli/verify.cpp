@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `kverify verify`: rows of the expected-verdict table, each run in a child process, reported as
 // they arrive; `kverify check`: one row, in this process (what ctest runs for each row).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -71,7 +72,10 @@ int cmd_verify(const verify_options& o) {
                                   "select them with --engine)");
     }
 
+    for (const table_row& row : rows) o.budget.check_engine(row.engine);
+
     // One search per row, each in a child process; the report takes the verdicts in row order.
+    // -j is a budget of cores: J / T rows at once of T threads each (MANUAL.md).
     std::vector<job> jobs;
     for (const table_row& row : rows) {
         jobs.push_back(job{model::find_check(row.check), row.engine, row.search});
@@ -81,7 +85,7 @@ int cmd_verify(const verify_options& o) {
     }
     report rep(info, rows, o.report);
     rep.header();
-    run_jobs(jobs, o.jobs, o.progress,
+    run_jobs(jobs, std::max(1u, o.jobs / o.budget.threads), o.progress,
              [&](std::size_t i, const verdict& v) { rep.add(result_of(rows[i], *jobs[i].c, v)); });
     rep.finish(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
@@ -114,6 +118,7 @@ int cmd_check(const check_options& o) {
                           ": choose one with --engine");
 
     const table_row& row = matches.front();
+    o.budget.check_engine(row.engine);
     const check& c = *model::find_check(o.name);
     search_spec s = row.search;
     o.budget.apply(s);

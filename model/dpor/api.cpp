@@ -62,7 +62,7 @@ bool parse_memory_model(const std::string& s, memory_model& out) {
 
 namespace detail {
 
-explorer* current = nullptr;
+thread_local explorer* current = nullptr;
 
 explorer::explorer(const program& p, const options& o, const split_plan& split)
     : prog_(p), opt_(o), model_(make_consistency(o.model)), split_(split) {
@@ -79,6 +79,19 @@ explorer::explorer(const program& p, const options& o, const split_plan& split)
 }  // namespace detail
 
 result explore(const program& prog, const options& opt) {
+    if (opt.threads == 0) throw std::invalid_argument("dpor: a search on 0 threads");
+    struct on_this_thread {  // the program's per-thread state, on the calling thread
+        const options& o;
+        explicit on_this_thread(const options& opt) : o(opt) {
+            if (o.on_thread) o.on_thread(true);
+        }
+        ~on_this_thread() {
+            if (o.on_thread) o.on_thread(false);
+        }
+    } here(opt);
+    // Under the LKMM (deduplication across the whole tree) and for a replay: one thread.
+    if (opt.threads > 1 && opt.model != memory_model::lkmm && opt.replay.empty())
+        return detail::explore_parallel(prog, opt);
     if (opt.split_parts > 0) return detail::explore_part(prog, opt);
     detail::explorer x(prog, opt);
     return x.run();

@@ -106,6 +106,15 @@ struct options {
     // the parts are disjoint, their counts add up to the whole search's (model/dpor/README.md).
     // Not under the LKMM, whose deduplication spans the whole tree.
     unsigned split_part = 0, split_parts = 0;
+    // Explore on this many threads (README.md, parallel.cpp), each its own explorer of a share of
+    // the tree: the counts, the verdict and the violations reported are those of one thread.
+    // The program's and these options' functions then run on several threads at once: what they
+    // keep from one call to the next must be per thread, set up in on_thread. Under the LKMM
+    // (its deduplication spans the whole tree) and for a replay, one thread.
+    unsigned threads = 1;
+    // Called on every thread that runs the program: before its first execution (true) and after
+    // its last (false). Optional.
+    std::function<void(bool start)> on_thread;
 };
 
 struct violation {
@@ -131,6 +140,11 @@ struct result {
     std::vector<std::string> graphs;          // collect_graphs: complete executions
     std::vector<std::string> blocked_graphs;  // collect_graphs: blocked executions
     double seconds = 0;
+    // options::threads > 1: the threads it ran on, the executions and blocked ones each counted,
+    // and the time of the census that shared the tree out (included in seconds).
+    unsigned threads = 1;
+    std::vector<std::uint64_t> thread_share;
+    double census_seconds = 0;
     // options::split_parts: the depth of the tree it was split at, the subtrees rooted there, and
     // this part's counts per chunk it explored (chunk 0: before the first subtree, chunk k: from
     // the k-th subtree to the next; part i of N owns the chunks k with k mod N = i - 1).

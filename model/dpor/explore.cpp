@@ -22,7 +22,8 @@ result explorer::run() {
             throw std::invalid_argument("dpor: malformed replay string");
         run_execution(0);
     } else {
-        owned_ = split_.part == 0;  // the first run is chunk 0's
+        // The first run is chunk 0's (on several threads: the first thread's to take it).
+        owned_ = split_.part == 0 && (!split_.shared || split_.shared->take(0));
         run_execution(0);
         if (split_.parts) split_mark_children(0, 1, 0);
         while (!stack_.empty() && !stop_all_) {
@@ -39,6 +40,8 @@ result explorer::run() {
             if (split_.parts) split_mark_children(ci, contexts, items);
         }
     }
+    if (split_.shared && (cut_ || !res_.complete || !internal_msg_.empty()))
+        split_.shared->cut_at[split_.thread] = roots_;
     if (split_.parts) {
         res_.split_depth = split_.depth;
         res_.split_roots = split_.census ? roots_ : split_.roots;
@@ -477,15 +480,24 @@ void explorer::finish_execution() {
         ++res_.blocked;
         if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
     }
-    if (split_.parts)
+    std::uint64_t n = res_.executions + res_.blocked;
+    if (split_.parts) {
         split_count(res_.executions - executions_before, res_.blocked - blocked_before);
-    const std::uint64_t n = res_.executions + res_.blocked;
+        if (split_.shared)  // on several threads: the limit is the search's, not the thread's
+            n = split_.shared->count(res_.executions - executions_before,
+                                     res_.blocked - blocked_before);
+    }
     if (opt_.progress && (n & 1023u) == 0) opt_.progress(res_.executions, res_.blocked);
     if (opt_.max_executions && n >= opt_.max_executions) {
         res_.complete = false;
         res_.incomplete_reason = "execution limit of " + std::to_string(opt_.max_executions);
         stop_all_ = true;
+        stop_threads();
     }
+}
+
+void explorer::stop_threads() {
+    if (split_.shared) split_.shared->stop.store(true, std::memory_order_relaxed);
 }
 
 // A trace of thousands of events (an event limit) keeps its start and its end.
@@ -506,6 +518,8 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
     } else if (!opt_.all_violations) {
         stop_all_ = true;
     }
+    // On several threads: the others go on only in the chunks before this one (parallel.cpp).
+    if (stop_all_ && split_.shared) split_.shared->violation_in(roots_);
     if (seen_classes_.count(cls)) return;
     seen_classes_[cls] = true;
     violation v;

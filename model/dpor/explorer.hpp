@@ -10,16 +10,19 @@
 //   lb.cpp       the LKMM: load buffering, holes, revisits
 //   trace.cpp    traces of violations and replay strings
 //   split.cpp    one search in parts: the census of the tree, which runs a part owns
+//   parallel.cpp one search on several threads: who takes which subtree, the results joined
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
 
 #include <ucontext.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -79,22 +82,55 @@ std::string shorten(const std::string& trace);
 // How a search is split (split.cpp): part `part` (0-based) of `parts` owns the subtrees of the
 // tree of runs rooted at `depth` whose number in exploration order is `part` modulo `parts`, and
 // what comes after such a subtree up to the next one. A census only counts those subtrees.
+struct parallel_search;
 struct split_plan {
     unsigned part = 0, parts = 0;  // parts == 0: the whole search
     unsigned depth = 0;
     std::uint64_t roots = 0;  // the subtrees at `depth`, as the census counted them
     bool census = false;
+    // A search on several threads (parallel.cpp): what they share, and which one this is.
+    parallel_search* shared = nullptr;
+    unsigned thread = 0;
 };
 
+// What the threads of one search share (parallel.cpp): which thread took each chunk, the lowest
+// chunk a violation ended the search in, whether a budget ran out, and the counts so far (for
+// the execution limit and the progress display).
+struct parallel_search {
+    std::unique_ptr<std::atomic<bool>[]> taken;  // per chunk: 0 .. the census's roots
+    std::uint64_t chunks = 0;
+    std::atomic<std::uint64_t> stop_after{UINT64_MAX};
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint64_t> executions{0}, blocked{0};
+    std::mutex progress_lock;
+    std::vector<std::uint64_t> cut_at;  // per thread: the chunk it stopped in, cut by a budget
+    bool take(std::uint64_t chunk);
+    void violation_in(std::uint64_t chunk);
+    // Counts executions and blocked ones; returns both, all threads together, so far.
+    std::uint64_t count(std::uint64_t executions, std::uint64_t blocked);
+};
+
+// The census of a split search (split.cpp): the shallowest depth of the tree of runs with at
+// least `roots` subtrees (else the one with the most), into plan.depth and plan.roots. False when a
+// budget ran out (what `failed` says); bad options (a part out of range, the LKMM, a replay) throw.
+bool take_census(const program& prog, const options& opt, std::uint64_t roots, split_plan& plan,
+                 result& failed);
+// The subtrees a split in `parts` parts aims at (split.cpp).
+std::uint64_t split_roots(unsigned parts);
 // One part of a split search (options::split_parts): the census of the tree, then the part.
 result explore_part(const program& prog, const options& opt);
+// One search, or one part of a split search, on options::threads threads (parallel.cpp).
+result explore_parallel(const program& prog, const options& opt);
 
 class explorer;
-extern explorer* current;  // the explorer whose program runs now (rt's operations go to it)
+// The explorer whose program runs now on this thread (rt's operations go to it).
+extern thread_local explorer* current;
 
 class explorer {
 public:
     explorer(const program& p, const options& o, const split_plan& split = {});
+    explorer(const explorer&) = delete;
+    explorer& operator=(const explorer&) = delete;
 
     result run();
 
@@ -264,6 +300,10 @@ private:
     std::uint32_t depth_ = 0;
     std::uint64_t roots_ = 0;
     bool owned_ = true;
+    // On several threads: stopped because another thread ran out of a budget; stop_threads():
+    // this one ran out of a budget, or failed, and every thread stops.
+    bool cut_ = false;
+    void stop_threads();
 
     bool tracing_ = false;
     std::string trace_;

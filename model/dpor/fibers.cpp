@@ -162,6 +162,7 @@ std::string explorer::thread_dump(unsigned t) const {
 void explorer::internal_error(const std::string& msg) {
     if (internal_msg_.empty()) internal_msg_ = msg;
     stop_all_ = true;
+    stop_threads();
     discard_ = true;
     if (in_fiber_) leave_fiber();
     throw std::logic_error("dpor: " + msg);
@@ -179,6 +180,7 @@ void explorer::tick(src_loc where) {
             res_.complete = false;
             res_.incomplete_reason = "time budget of " + std::to_string(opt_.budget_s) + " s";
             stop_all_ = true;
+            stop_threads();
             discard_ = true;
             leave_fiber();
         }

@@ -8,6 +8,7 @@
 // search's, and the runs a part counts are, chunk by chunk, those of the whole search in its own
 // order: the first violation of the whole search is the one of the lowest chunk any part reports.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 
@@ -32,11 +33,27 @@ constexpr std::uint64_t max_census_runs = 5000;
 // The run of item `it` is about to start: is it this part's? (false: it is not run at all.)
 bool explorer::split_enter(const item& it) {
     depth_ = it.depth;
+    parallel_search* const ps = split_.shared;
     if (it.depth == split_.depth) {
         ++roots_;
         if (split_.census) return false;
+        // On several threads (parallel.cpp): the subtree is this thread's if it is this part's
+        // and no other thread took it first; the runs after it up to the next one go with it.
+        if (ps) owned_ = roots_ % split_.parts == split_.part && ps->take(roots_);
     }
-    owned_ = roots_ % split_.parts == split_.part;
+    if (ps) {
+        if (ps->stop.load(std::memory_order_relaxed)) {  // another thread ran out of a budget
+            stop_all_ = true;
+            cut_ = true;
+            return false;
+        }
+        if (roots_ > ps->stop_after.load(std::memory_order_relaxed)) {  // past a violation
+            stop_all_ = true;
+            return false;
+        }
+    } else {
+        owned_ = roots_ % split_.parts == split_.part;
+    }
     if (it.depth > split_.depth && !owned_)
         internal_error("a run below the cut of a split search in a subtree of another part");
     return it.depth != split_.depth || owned_;
@@ -66,8 +83,9 @@ void explorer::split_count(std::uint64_t executions, std::uint64_t blocked) {
     chunks.back().blocked += blocked;
 }
 
-result explore_part(const program& prog, const options& opt) {
-    if (opt.split_parts == 0 || opt.split_part < 1 || opt.split_part > opt.split_parts)
+bool take_census(const program& prog, const options& opt, std::uint64_t roots, split_plan& plan,
+                 result& failed) {
+    if (opt.split_parts > 0 && (opt.split_part < 1 || opt.split_part > opt.split_parts))
         throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of " +
                                     std::to_string(opt.split_parts));
     if (opt.model == memory_model::lkmm)
@@ -76,48 +94,59 @@ result explore_part(const program& prog, const options& opt) {
             "whole tree)");
     if (!opt.replay.empty())
         throw std::invalid_argument("dpor: a replay is one execution, not a search to split");
-    const auto start = clock_type::now();
-    const auto spent = [&] {
-        return std::chrono::duration<double>(clock_type::now() - start).count();
-    };
-
-    // The census: the shallowest depth with enough subtrees (else the one with the most), the
-    // same in every part since it depends only on the program, the model and N.
+    // The shallowest depth with enough subtrees (else the one with the most), the same in every
+    // part since it depends only on the program, the model and the number of subtrees wanted.
     options census = opt;
     census.trace = false;
     census.max_executions = 0;
     census.progress = nullptr;
     census.on_complete = nullptr;
     census.collect_graphs = false;
-    split_plan plan;
-    plan.part = opt.split_part - 1;
-    plan.parts = opt.split_parts;
-    plan.census = true;
+    split_plan probe = plan;
+    probe.parts = std::max(plan.parts, 1u);
+    probe.census = true;
+    probe.shared = nullptr;
     unsigned best_depth = 1;
     std::uint64_t best_roots = 0;
     for (unsigned d = 1; d < 1000; ++d) {
-        plan.depth = d;
-        explorer x(prog, census, plan);
+        probe.depth = d;
+        explorer x(prog, census, probe);
         const result r = x.run();
+        failed.replays += r.replays;
         if (!r.complete) {
-            result out;
-            out.complete = false;
-            out.incomplete_reason = r.incomplete_reason + " (in the census of the split)";
-            out.seconds = spent();
-            return out;
+            failed.complete = false;
+            failed.incomplete_reason = r.incomplete_reason + " (in the census of the split)";
+            return false;
         }
         if (r.split_roots > best_roots) {
             best_roots = r.split_roots;
             best_depth = d;
         }
-        if (r.split_roots == 0 || r.split_roots >= roots_per_part * opt.split_parts ||
-            r.replays > max_census_runs)
-            break;
+        if (r.split_roots == 0 || r.split_roots >= roots || r.replays > max_census_runs) break;
     }
-
     plan.census = false;
     plan.depth = best_depth;
     plan.roots = best_roots;
+    return true;
+}
+
+std::uint64_t split_roots(unsigned parts) { return roots_per_part * parts; }
+
+result explore_part(const program& prog, const options& opt) {
+    if (opt.split_parts == 0)
+        throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of 0");
+    const auto start = clock_type::now();
+    const auto spent = [&] {
+        return std::chrono::duration<double>(clock_type::now() - start).count();
+    };
+    split_plan plan;
+    plan.part = opt.split_part - 1;
+    plan.parts = opt.split_parts;
+    result census;
+    if (!take_census(prog, opt, split_roots(opt.split_parts), plan, census)) {
+        census.seconds = spent();
+        return census;
+    }
     options main = opt;
     if (opt.budget_s > 0) main.budget_s = std::max(opt.budget_s - spent(), 1e-3);
     explorer x(prog, main, plan);

@@ -38,7 +38,7 @@ struct engine {
     // The kernel's labeler (unused here: the runner passes the engine a context function).
     using labeler_fn = void (*)(char* buf, std::size_t n, src_loc loc);
     static labeler_fn& labeler() {
-        static labeler_fn f = nullptr;
+        static thread_local labeler_fn f = nullptr;  // set by each thread's kernel
         return f;
     }
     static bool tracing() { return dpor::rt::tracing(); }

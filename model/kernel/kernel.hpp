@@ -111,8 +111,10 @@ public:
         unsigned migrated = 0;  // migrations this task made
     };
 
+    // One kernel per OS thread: a search on several threads (dpor, --threads) runs one
+    // simulated machine on each.
     static kernel& get() noexcept {
-        static kernel k;
+        static thread_local kernel k;
         return k;
     }
 

@@ -7,6 +7,7 @@
 #include "model/runners/dpor.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,16 @@ std::string clean_trace(const std::string& trace) {
     return out;
 }
 
+// What a thread that runs the program keeps (dpor::options::on_thread): the scenario, at the same
+// address in every execution of the search, and whether it is constructed (`s` is null while it
+// is not: no invariant then).
+struct on_thread {
+    scenario_storage storage;
+    void* s = nullptr;
+    explicit on_thread(const program& prog) : storage(prog) {}
+};
+thread_local std::optional<on_thread> here;
+
 // `judge_as_lkmm`: the scenario judges as under the LKMM (per-task logs, no invariant()) even
 // on another model: the SC re-check of a violation found under the LKMM.
 dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_model model,
@@ -65,34 +76,42 @@ dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_
     if (prog.tasks < 1 || prog.tasks > max_tasks)
         throw std::invalid_argument("a program of " + std::to_string(prog.tasks) + " tasks (1 to " +
                                     std::to_string(max_tasks) + ")");
-    kernel& k = kernel::get();
-    k.configure(apply_limits(prog.kernel, spec.limits));
-    k.reset_run();
-
-    // The scenario lives at the same address in every execution of the search; `s` is null
-    // while it is not constructed (no invariant then).
-    const scenario_storage storage(prog);
-    void* s = nullptr;
     dpor::program dp;
     dp.tasks = prog.tasks;
-    dp.setup = [&prog, &storage, &s] {
-        s = nullptr;
+    dp.setup = [&prog] {
+        on_thread& h = *here;
+        h.s = nullptr;
         kernel::get().begin_iteration();
-        prog.construct(storage.get(), prog.params);
-        s = storage.get();
+        prog.construct(h.storage.get(), prog.params);
+        h.s = h.storage.get();
     };
-    dp.task = [&prog, &storage](unsigned t) {
+    dp.task = [&prog](unsigned t) {
         kernel::get().task_start(t);
-        prog.task(storage.get(), t);
+        prog.task(here->storage.get(), t);
         kernel::get().task_finish(t);
     };
-    dp.teardown = [&prog, &s] {
-        prog.after(s);
-        void* done = s;
-        s = nullptr;
+    dp.teardown = [&prog] {
+        on_thread& h = *here;
+        prog.after(h.s);
+        void* done = h.s;
+        h.s = nullptr;
         prog.destroy(done);
     };
     dpor::options o;
+    o.threads = spec.threads;
+    // Each thread of the search runs a kernel (kernel::get() is per thread) and a scenario of
+    // its own.
+    const kernel_config cfg = apply_limits(prog.kernel, spec.limits);
+    o.on_thread = [&prog, cfg](bool start) {
+        if (!start) {
+            here.reset();
+            return;
+        }
+        kernel& k = kernel::get();
+        k.configure(cfg);
+        k.reset_run();
+        here.emplace(prog);
+    };
     o.model = model;
     o.budget_s = spec.budget_s;
     o.max_executions = spec.execution_cap;
@@ -113,7 +132,8 @@ dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_
     // properties from what its tasks read, in after() (scenario.hpp).
     o.judge_as_lkmm = judge_as_lkmm;
     if (model != dpor::memory_model::lkmm && !judge_as_lkmm)
-        o.after_event = [&prog, &s] {
+        o.after_event = [&prog] {
+            void* const s = here->s;
             if (s == nullptr) return;
             const auto scope = kernel::get().checking_invariant();
             prog.invariant(s);

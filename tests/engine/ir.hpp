@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -51,12 +52,17 @@ struct engine_run {
 
 // Runs p on the engine under the given options (collect_graphs is forced on). `at_end`, when
 // given, sees the results of each execution that ends (it may call rt::fail).
+// The results of the execution running on this thread (a search on several threads,
+// options::threads, runs one execution on each at once).
+inline thread_local outcome ir_regs;
+
 inline engine_run run_on_engine(const prog& p, options opt,
                                 const std::function<void(const outcome&)>& at_end = {}) {
     static value_t locs[max_locs];  // addresses only: the engine keeps the values
     engine_run out;
-    outcome regs(p.threads.size());
+    std::mutex out_lock;  // out.outcomes, from every thread of the search
     opt.collect_graphs = true;
+    opt.on_thread = [&p](bool) { ir_regs.assign(p.threads.size(), {}); };
     program pr;
     pr.tasks = unsigned(p.threads.size());
     pr.setup = [&] {
@@ -65,7 +71,7 @@ inline engine_run run_on_engine(const prog& p, options opt,
     };
     pr.task = [&](unsigned t) {
         const auto& code = p.threads[t];
-        std::vector<value_t>& r = regs[t];
+        std::vector<value_t>& r = ir_regs[t];
         r.assign(code.size(), 0);
         for (unsigned i = 0; i < code.size(); ++i) {
             const instr& in = code[i];
@@ -105,8 +111,11 @@ inline engine_run run_on_engine(const prog& p, options opt,
         }
     };
     pr.teardown = [&] {
-        out.outcomes.push_back(regs);
-        if (at_end) at_end(regs);
+        {
+            const std::lock_guard<std::mutex> hold(out_lock);
+            out.outcomes.push_back(ir_regs);
+        }
+        if (at_end) at_end(ir_regs);
     };
     out.res = explore(pr, opt);
     return out;

@@ -64,7 +64,7 @@ struct env_ref_dec_relaxed : model_env {
 // pop's walk told of one possible CPU fewer (the highest) once the pool is built: the loop bound
 // of v6.7/v6.10 and the mask walk of v6.15 each miss a slot.
 struct env_walk_short : model_env {
-    static inline bool active = false;  // set after init, reset by every scenario constructor
+    static inline thread_local bool active = false;  // set after init, reset by each constructor
     static cpumask possible_mask() {
         cpumask m = model_env::possible_mask();
         if (active) m.clear(m.span() - 1);
@@ -75,7 +75,7 @@ struct env_walk_short : model_env {
 
 // kmalloc fails after `left` more successes (-1: never), as real_env::fail_kmalloc_after does.
 struct env_nomem : model_env {
-    static inline int left = -1;  // reset by every scenario constructor
+    static inline thread_local int left = -1;  // reset by every scenario constructor
     static void* kmalloc(std::size_t bytes, src_loc loc = {}) {
         if (left == 0) return nullptr;
         if (left > 0) --left;

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One search on several threads (options::threads). The tree of runs is cut where a census finds
+// enough subtrees (split.cpp), and every thread explores it with an explorer of its own (its own
+// fibers, arenas and, through options::on_thread, the program's state): each makes every run
+// above the cut, since it needs them to reach the subtrees, but explores only the subtrees it
+// takes, the first thread to reach a subtree's root taking it. A run above the cut is counted by
+// the thread that took the subtree before it, so every run is counted once and the counts add up
+// to one thread's; the runs of one chunk (a subtree and what follows it up to the next) are
+// counted by one thread in the whole search's order, so the whole search's first violation is the
+// first of the lowest chunk a violation was found in. The threads go on only in the chunks below
+// it, which are explored whole: the verdict, the counts and the counterexample do not depend on
+// the number of threads or on timing. The same holds for one part of a split search.
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "model/dpor/explorer.hpp"
+
+namespace kverify::dpor::detail {
+
+bool parallel_search::take(std::uint64_t chunk) {
+    // A chunk the census did not see: nobody takes it, and the explorer reports the mismatch.
+    if (chunk >= chunks) return false;
+    return !taken[chunk].exchange(true, std::memory_order_relaxed);
+}
+
+void parallel_search::violation_in(std::uint64_t chunk) {
+    std::uint64_t now = stop_after.load(std::memory_order_relaxed);
+    while (chunk < now &&
+           !stop_after.compare_exchange_weak(now, chunk, std::memory_order_relaxed)) {
+    }
+}
+
+std::uint64_t parallel_search::count(std::uint64_t e, std::uint64_t b) {
+    return executions.fetch_add(e, std::memory_order_relaxed) + e +
+           blocked.fetch_add(b, std::memory_order_relaxed) + b;
+}
+
+namespace {
+
+// Subtrees per thread the cut aims at. Fewer than a split's (256 per part): threads take subtrees
+// as they come free, so a few per thread even out, and the census and the runs above the cut
+// (made once more by every thread) grow with them. On objpool/v6.7/c3-o2-r2-np under SC (18,981
+// executions) on 2 threads: 8 per thread cut 28 subtrees and left one thread 75% of the runs, 32
+// cut 90 and leave it 54% (the census 1% of the search's time), 128 cut 365, leave it 53% and
+// the census takes 8%.
+constexpr std::uint64_t roots_per_thread = 32;
+
+// Executions and blocked ones of the chunks below `chunk` (chunks sorted by index).
+std::uint64_t runs_before(const std::vector<result::chunk>& chunks, std::uint64_t chunk) {
+    std::uint64_t n = 0;
+    for (const result::chunk& c : chunks)
+        if (c.index < chunk) n += c.executions + c.blocked;
+    return n;
+}
+
+}  // namespace
+
+result explore_parallel(const program& prog, const options& opt) {
+    const auto start = clock_type::now();
+    const auto spent = [&] {
+        return std::chrono::duration<double>(clock_type::now() - start).count();
+    };
+    const unsigned n = opt.threads;
+    split_plan plan;
+    plan.parts = std::max(opt.split_parts, 1u);
+    plan.part = opt.split_parts ? opt.split_part - 1 : 0;
+    result census;
+    // A part of a split search keeps the split's own cut (every part must make the same one);
+    // a whole search is cut for its threads.
+    const std::uint64_t roots =
+        opt.split_parts ? split_roots(opt.split_parts) : roots_per_thread * n;
+    if (!take_census(prog, opt, roots, plan, census)) {
+        census.seconds = spent();
+        return census;
+    }
+    const double census_seconds = spent();
+
+    parallel_search ps;
+    ps.chunks = plan.roots + 1;
+    ps.taken.reset(new std::atomic<bool>[ps.chunks]);
+    for (std::uint64_t k = 0; k < ps.chunks; ++k) ps.taken[k].store(false);
+    ps.cut_at.assign(n, UINT64_MAX);
+    plan.shared = &ps;
+
+    options w = opt;
+    w.on_thread = nullptr;
+    if (opt.budget_s > 0) w.budget_s = std::max(opt.budget_s - spent(), 1e-3);
+    if (opt.progress)  // the search's counts, one thread at a time
+        w.progress = [&ps, &opt](std::uint64_t, std::uint64_t) {
+            const std::lock_guard<std::mutex> hold(ps.progress_lock);
+            opt.progress(ps.executions.load(std::memory_order_relaxed),
+                         ps.blocked.load(std::memory_order_relaxed));
+        };
+    std::vector<result> results(n);
+    std::vector<std::exception_ptr> errors(n);
+    const auto work = [&](unsigned t) {
+        try {
+            split_plan mine = plan;
+            mine.thread = t;
+            explorer x(prog, w, mine);
+            results[t] = x.run();
+        } catch (...) {
+            errors[t] = std::current_exception();
+            ps.stop.store(true);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < n; ++t)
+        pool.emplace_back([&, t] {
+            bool set_up = false;
+            try {
+                if (opt.on_thread) opt.on_thread(true);
+                set_up = true;
+            } catch (...) {
+                errors[t] = std::current_exception();
+                ps.stop.store(true);
+            }
+            if (set_up) work(t);
+            try {
+                if (set_up && opt.on_thread) opt.on_thread(false);
+            } catch (...) {
+                if (!errors[t]) errors[t] = std::current_exception();
+            }
+        });
+    work(0);  // the calling thread is one of them
+    for (std::thread& th : pool) th.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+
+    result out;
+    std::vector<result::chunk> chunks;
+    for (const result& r : results) {
+        out.thread_share.push_back(r.executions + r.blocked);
+        chunks.insert(chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
+        out.replays += r.replays;
+        out.unproducible += r.unproducible;
+        out.flagged_data_race += r.flagged_data_race;
+        out.flagged_mixed += r.flagged_mixed;
+        if (!r.complete && out.complete) {
+            out.complete = false;
+            out.incomplete_reason = r.incomplete_reason;
+        }
+        out.graphs.insert(out.graphs.end(), r.graphs.begin(), r.graphs.end());
+        out.blocked_graphs.insert(out.blocked_graphs.end(), r.blocked_graphs.begin(),
+                                  r.blocked_graphs.end());
+    }
+    std::sort(chunks.begin(), chunks.end(),
+              [](const result::chunk& a, const result::chunk& b) { return a.index < b.index; });
+    // A chunk from the first one a budget cut on is maybe not explored whole: a violation there
+    // or after it may not be the search's first of its class.
+    const std::uint64_t cut = *std::min_element(ps.cut_at.begin(), ps.cut_at.end());
+
+    // Every violation, at its place in the whole search's order: the runs of the chunks before
+    // its own, and its place among the runs its thread counted in its chunk.
+    struct found {
+        std::uint64_t at;
+        const violation* v;
+    };
+    std::vector<found> all;
+    for (const result& r : results)
+        for (const violation& v : r.violations) {
+            const std::uint64_t own = runs_before(r.split_chunks, v.split_chunk);
+            all.push_back({runs_before(chunks, v.split_chunk) + v.at_execution - own, &v});
+        }
+    // By chunk first: the index of a violation after a chunk that another one ended is not one
+    // of the whole search (that chunk's runs after the violation were not counted).
+    std::sort(all.begin(), all.end(), [](const found& a, const found& b) {
+        return a.v->split_chunk != b.v->split_chunk ? a.v->split_chunk < b.v->split_chunk
+                                                    : a.at < b.at;
+    });
+    std::uint64_t last = UINT64_MAX;  // the chunk of a violation that ended the search
+    for (const found& f : all) {
+        // Past a chunk a budget cut, or past the execution limit: one thread stopped before.
+        if (f.v->split_chunk >= cut || (opt.max_executions && f.at > opt.max_executions)) break;
+        bool seen = false;
+        for (const violation& v : out.violations) seen = seen || v.cls == f.v->cls;
+        if (seen) continue;
+        out.violations.push_back(*f.v);
+        out.violations.back().at_execution = f.at;
+        if (opt.split_parts == 0) out.violations.back().split_chunk = 0;
+        if (!opt.all_violations) {  // one thread would have stopped at the first
+            last = f.v->split_chunk;
+            break;
+        }
+    }
+    // The counts: those before the violation that ended the search, as on one thread.
+    for (const result::chunk& c : chunks) {
+        if (c.index > last) continue;
+        out.executions += c.executions;
+        out.blocked += c.blocked;
+        if (opt.split_parts) out.split_chunks.push_back(c);
+    }
+    if (last != UINT64_MAX) {  // the violation is the verdict, whatever a budget cut after it
+        out.complete = true;
+        out.incomplete_reason.clear();
+    }
+    if (opt.split_parts) {
+        out.split_depth = plan.depth;
+        out.split_roots = plan.roots;
+    }
+    out.replays += census.replays;
+    out.threads = n;
+    out.census_seconds = census_seconds;
+    out.seconds = spent();
+    return out;
+}
+
+}  // namespace kverify::dpor::detail

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One search on several threads (options::threads), on generated programs under RC11 and SC: on
+// 2, 3 and 4 threads the search explores every complete and blocked execution of the one-thread
+// search exactly once (compared as multisets of graphs, so a duplicate shows), reports the same
+// first violation (class, replay, index, blocked executions before it), the same violation per
+// class when it looks for all of them, and the same verdict under an execution limit; a part of
+// a split search on threads is that part. The threads share the work.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/engine/ir.hpp"
+
+namespace kverify::dpor::test {
+namespace {
+
+using multiset = std::map<std::string, unsigned>;
+
+multiset count_of(const std::vector<std::string>& graphs) {
+    multiset m;
+    for (const std::string& g : graphs) ++m[g];
+    return m;
+}
+
+options on_threads(memory_model m, unsigned threads) {
+    options o;
+    o.model = m;
+    o.trace = false;
+    o.threads = threads;
+    return o;
+}
+
+// A violation on some outcomes: those whose results hash to 0 modulo `mod`.
+std::function<void(const outcome&)> fail_on_some(std::uint64_t mod, const char* cls = "outcome") {
+    return [mod, cls](const outcome& o) {
+        std::uint64_t h = 1469598103934665603ull;
+        for (const auto& t : o)
+            for (value_t v : t) h = (h ^ v) * 1099511628211ull;
+        if (h % mod == 0) rt::fail(cls, "a chosen outcome", src_loc("parallel_test", 0, ""));
+    };
+}
+
+TEST(EngineParallel, EveryThreadCountExploresTheOneThreadSearchOnce) {
+    std::mt19937 rng(20261202);
+    unsigned checked = 0;
+    for (int k = 0; k < 120; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        for (const memory_model m : {memory_model::rc11, memory_model::sc}) {
+            const engine_run one = run_on_engine(p, on_threads(m, 1));
+            ASSERT_TRUE(one.res.violations.empty()) << to_text(p);
+            for (unsigned n = 2; n <= 4; ++n) {
+                SCOPED_TRACE("program " + std::to_string(k) + " under " + to_string(m) + " on " +
+                             std::to_string(n) + " threads: " + to_text(p));
+                const engine_run par = run_on_engine(p, on_threads(m, n));
+                ASSERT_TRUE(par.res.complete);
+                EXPECT_EQ(par.res.threads, n);
+                EXPECT_EQ(par.res.executions, one.res.executions);
+                EXPECT_EQ(par.res.blocked, one.res.blocked);
+                EXPECT_EQ(count_of(par.res.graphs), count_of(one.res.graphs));
+                EXPECT_EQ(count_of(par.res.blocked_graphs), count_of(one.res.blocked_graphs));
+                ASSERT_EQ(par.res.thread_share.size(), n);
+                std::uint64_t sum = 0;
+                for (std::uint64_t s : par.res.thread_share) sum += s;
+                EXPECT_EQ(sum, one.res.executions + one.res.blocked);
+                if (::testing::Test::HasFailure()) return;
+            }
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 120u);
+}
+
+// The threads share the work (one thread exploring everything would pass the checks above): with
+// the calling thread slowed down, the others take most subtrees. The twin: the calling thread's
+// share alone is not the search.
+TEST(EngineParallel, TheThreadsShareTheWork) {
+    std::mt19937 rng(20261203);
+    const std::thread::id caller = std::this_thread::get_id();
+    const auto slow_caller = [caller](const outcome&) {
+        if (std::this_thread::get_id() == caller)
+            std::this_thread::sleep_for(std::chrono::microseconds(300));
+    };
+    unsigned big = 0, shared = 0;
+    for (int k = 0; k < 400 && big < 8; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const engine_run one = run_on_engine(p, on_threads(memory_model::rc11, 1));
+        const std::uint64_t all = one.res.executions + one.res.blocked;
+        if (all < 64 || all > 2000) continue;
+        ++big;
+        const engine_run par = run_on_engine(p, on_threads(memory_model::rc11, 3), slow_caller);
+        SCOPED_TRACE(to_text(p));
+        ASSERT_EQ(par.res.thread_share.size(), 3u);
+        EXPECT_EQ(par.res.executions + par.res.blocked, all);
+        const std::uint64_t others = par.res.thread_share[1] + par.res.thread_share[2];
+        EXPECT_LT(par.res.thread_share[0], all);
+        shared += others > par.res.thread_share[0];
+    }
+    EXPECT_EQ(big, 8u);
+    EXPECT_GE(shared, 6u);
+}
+
+TEST(EngineParallel, TheReportedViolationIsTheOneThreadSearchs) {
+    std::mt19937 rng(11);
+    unsigned violating = 0, late = 0;
+    for (int k = 0; k < 80; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const auto at_end = fail_on_some(5);
+        for (const memory_model m : {memory_model::rc11, memory_model::sc}) {
+            const engine_run one = run_on_engine(p, on_threads(m, 1), at_end);
+            if (one.res.violations.empty()) continue;
+            ++violating;
+            const violation& wv = one.res.violations.front();
+            late += wv.at_execution > 8;
+            for (unsigned n = 2; n <= 4; ++n) {
+                SCOPED_TRACE("program " + std::to_string(k) + " under " + to_string(m) + " on " +
+                             std::to_string(n) + " threads: " + to_text(p));
+                // Several runs: which thread finds what first is timing; the report is not.
+                for (int again = 0; again < 3; ++again) {
+                    const engine_run par = run_on_engine(p, on_threads(m, n), at_end);
+                    ASSERT_EQ(par.res.violations.size(), 1u);
+                    const violation& pv = par.res.violations.front();
+                    EXPECT_EQ(pv.cls, wv.cls);
+                    EXPECT_EQ(pv.replay, wv.replay);
+                    EXPECT_EQ(pv.at_execution, wv.at_execution);
+                    EXPECT_EQ(pv.split_chunk, 0u);
+                    EXPECT_EQ(par.res.executions, one.res.executions);
+                    EXPECT_EQ(par.res.blocked, one.res.blocked);
+                    if (::testing::Test::HasFailure()) return;
+                }
+            }
+        }
+    }
+    EXPECT_GT(violating, 40u);
+    EXPECT_GT(late, 10u);  // violations beyond the first chunk too
+}
+
+TEST(EngineParallel, EveryClassFirstAsOnOneThread) {
+    std::mt19937 rng(12);
+    unsigned several = 0;
+    for (int k = 0; k < 150; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const auto at_end = [](const outcome& o) {
+            std::uint64_t h = 1469598103934665603ull;
+            for (const auto& t : o)
+                for (value_t v : t) h = (h ^ v) * 1099511628211ull;
+            if (h % 5 == 0) rt::fail("five", "a chosen outcome", src_loc("parallel_test", 0, ""));
+            if (h % 7 < 2) rt::fail("seven", "a chosen outcome", src_loc("parallel_test", 0, ""));
+        };
+        options opt = on_threads(memory_model::rc11, 1);
+        opt.all_violations = true;
+        const engine_run one = run_on_engine(p, opt, at_end);
+        if (one.res.violations.empty()) continue;
+        several += one.res.violations.size() > 1;
+        for (unsigned n = 2; n <= 4; ++n) {
+            SCOPED_TRACE("program " + std::to_string(k) + " on " + std::to_string(n) +
+                         " threads: " + to_text(p));
+            opt.threads = n;
+            const engine_run par = run_on_engine(p, opt, at_end);
+            ASSERT_EQ(par.res.violations.size(), one.res.violations.size());
+            for (std::size_t v = 0; v < one.res.violations.size(); ++v) {
+                EXPECT_EQ(par.res.violations[v].cls, one.res.violations[v].cls);
+                EXPECT_EQ(par.res.violations[v].replay, one.res.violations[v].replay);
+                EXPECT_EQ(par.res.violations[v].at_execution, one.res.violations[v].at_execution);
+            }
+            EXPECT_EQ(par.res.executions, one.res.executions);
+            EXPECT_EQ(par.res.blocked, one.res.blocked);
+            if (::testing::Test::HasFailure()) return;
+        }
+    }
+    EXPECT_GT(several, 20u);  // programs with both classes
+}
+
+// An execution limit is the search's, not each thread's: below the search's size the verdict is
+// inconclusive on every thread count, at or above it the search completes.
+TEST(EngineParallel, AnExecutionLimitIsTheWholeSearchs) {
+    std::mt19937 rng(13);
+    unsigned limited = 0;
+    for (int k = 0; k < 100; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const engine_run one = run_on_engine(p, on_threads(memory_model::rc11, 1));
+        const std::uint64_t all = one.res.executions + one.res.blocked;
+        if (all < 8) continue;
+        ++limited;
+        for (unsigned n = 1; n <= 4; ++n) {
+            SCOPED_TRACE("program " + std::to_string(k) + " on " + std::to_string(n) +
+                         " threads: " + to_text(p));
+            options opt = on_threads(memory_model::rc11, n);
+            opt.max_executions = all / 2;
+            const engine_run cut = run_on_engine(p, opt);
+            EXPECT_FALSE(cut.res.complete);
+            EXPECT_NE(cut.res.incomplete_reason.find("execution limit"), std::string::npos);
+            opt.max_executions = all + 1;
+            EXPECT_TRUE(run_on_engine(p, opt).res.complete);
+        }
+        if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_GT(limited, 20u);
+}
+
+// A part of a split search on several threads is that part on one thread: the same chunks, counts
+// and violation (what merge joins).
+TEST(EngineParallel, APartOfASplitSearchOnThreadsIsThePart) {
+    std::mt19937 rng(14);
+    unsigned checked = 0;
+    for (int k = 0; k < 40; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const auto at_end = fail_on_some(9);
+        for (unsigned i = 1; i <= 3; ++i) {
+            options opt = on_threads(memory_model::sc, 1);
+            opt.split_part = i;
+            opt.split_parts = 3;
+            const engine_run one = run_on_engine(p, opt, at_end);
+            opt.threads = 3;
+            const engine_run par = run_on_engine(p, opt, at_end);
+            SCOPED_TRACE("program " + std::to_string(k) + " part " + std::to_string(i) + ": " +
+                         to_text(p));
+            EXPECT_EQ(par.res.executions, one.res.executions);
+            EXPECT_EQ(par.res.blocked, one.res.blocked);
+            EXPECT_EQ(par.res.split_depth, one.res.split_depth);
+            EXPECT_EQ(par.res.split_roots, one.res.split_roots);
+            ASSERT_EQ(par.res.split_chunks.size(), one.res.split_chunks.size());
+            for (std::size_t c = 0; c < one.res.split_chunks.size(); ++c) {
+                EXPECT_EQ(par.res.split_chunks[c].index, one.res.split_chunks[c].index);
+                EXPECT_EQ(par.res.split_chunks[c].executions, one.res.split_chunks[c].executions);
+                EXPECT_EQ(par.res.split_chunks[c].blocked, one.res.split_chunks[c].blocked);
+            }
+            ASSERT_EQ(par.res.violations.size(), one.res.violations.size());
+            if (!one.res.violations.empty()) {
+                EXPECT_EQ(par.res.violations[0].replay, one.res.violations[0].replay);
+                EXPECT_EQ(par.res.violations[0].at_execution, one.res.violations[0].at_execution);
+                EXPECT_EQ(par.res.violations[0].split_chunk, one.res.violations[0].split_chunk);
+            }
+            if (::testing::Test::HasFailure()) return;
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 40u);
+}
+
+TEST(EngineParallel, ZeroThreadsAreRefusedAndTheLkmmRunsOnOne) {
+    prog p;
+    p.init = {0};
+    p.threads = {{instr{}}, {instr{}}};
+    EXPECT_THROW(run_on_engine(p, on_threads(memory_model::rc11, 0)), std::invalid_argument);
+    EXPECT_EQ(run_on_engine(p, on_threads(memory_model::lkmm, 3)).res.threads, 1u);
+    EXPECT_EQ(run_on_engine(p, on_threads(memory_model::sc, 3)).res.threads, 3u);
+}
+
+}  // namespace
+}  // namespace kverify::dpor::test
