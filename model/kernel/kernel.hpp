@@ -293,7 +293,7 @@ public:
                 for (unsigned cpu = on.next(-1); cpu < max_cpus; cpu = on.next(int(cpu)))
                     if (cpu != t.cpu) targets[nr_targets++] = cpu;
             }
-            const bool yield_ok = can_switch && may_be_waited_for(t.cpu);
+            const bool yield_ok = can_switch && may_be_waited_for(t.cpu) && may_arrive(me);
 
             const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + yield_ok;
             if (n == 1) return;
@@ -396,8 +396,20 @@ private:
 
     // Preemption in place is offered only when another task may be waiting for this CPU (the
     // engine's token says: Relacy knows who waits; the dpor engine cannot without an event, so it
-    // offers it whenever CPUs can change hands and cuts the executions where nobody took it).
+    // offers it when CPUs can change hands and may_arrive, and cuts those where nobody took it).
     bool may_be_waited_for(unsigned cpu) const { return tokens_[cpu].contended(); }
+
+    // Whether another task can still come to this task's CPU, from what this task knows without
+    // an event: a task that comes there started there or migrated there, and no migration is
+    // left for another task once this one made the whole budget (complete executions never
+    // exceed it). A preemption nobody can take only blocks. On Relacy a waiter implies this.
+    bool may_arrive(unsigned me) const {
+        const task_state& t = tasks_[me];
+        if (t.migrated < cfg_.migration_budget) return true;
+        for (unsigned u = 0; u < cfg_.nr_tasks; ++u)
+            if (u != me && cfg_.task_cpu[u] == t.cpu) return true;
+        return false;
+    }
 
     void run_handler(ctx_kind kind, src_loc loc) {
         const unsigned me = engine::thread_index();
