@@ -62,6 +62,8 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
     for (unsigned t = 0; t < nthreads_; ++t) in[t].assign(gr.th[t].size(), 0);
     std::vector<eid> work{w};
     in[w.t][w.i] = 1;
+    // Per thread, the events before this place were looked at for cas reads and choices.
+    std::vector<std::uint32_t> scanned(nthreads_, 0);
     auto add = [&](eid x) {
         if (!x.valid() || x.i >= in[x.t].size() || in[x.t][x.i]) return;
         in[x.t][x.i] = 1;
@@ -78,10 +80,11 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
                 for (std::uint32_t k : *v) add(eid{x.t, k});
         // Where x is in its thread depends on every cas before it (its write half comes or
         // goes with its outcome) and on every choice before it (it picks the way).
-        for (std::uint32_t k = 0; k < x.i; ++k) {
+        for (std::uint32_t k = scanned[x.t]; k < x.i; ++k) {
             const event& p = gr.th[x.t][k];
             if ((p.is_read() && p.rmw == rmw_op::cas) || p.kind == ek::choice) add(eid{x.t, k});
         }
+        scanned[x.t] = std::max(scanned[x.t], x.i);
     }
     return in;
 }
@@ -168,6 +171,7 @@ void explorer::lkmm_revisits(eid w) {
     const vclock pw = graph_porf(w);
     const std::vector<std::vector<char>> dprefix = dependency_prefix(w);
     std::vector<eid> readers = l.readers;
+    std::vector<std::vector<char>> keep;  // per candidate, reused
     for (eid r : readers) {
         if (r.t == w.t && r.i + 1 == w.i && we.rmw != rmw_op::none) continue;  // w's own read
         // The harness's setup runs before every task (spawn): a task's write is never read
@@ -192,7 +196,7 @@ void explorer::lkmm_revisits(eid w) {
         // one no run produces (counted, events.cpp: diverged).
         // Kept: what was added before r, and w's porf prefix; but of r's thread after r only
         // what w depends on; then what depends on nothing removed.
-        std::vector<std::vector<char>> keep(nthreads_);
+        keep.resize(nthreads_);
         for (unsigned t = 0; t < nthreads_; ++t) {
             keep[t].assign(gr.th[t].size(), 0);
             for (std::uint32_t i = 0; i < gr.th[t].size(); ++i) {
@@ -221,13 +225,9 @@ void explorer::lkmm_revisits(eid w) {
                 }
             if (clash) continue;
         }
+        // The graph this revisit builds, checked without building it.
+        if (!lkmm_revisit_consistent(gr, keep, r, w)) continue;
         const std::vector<std::vector<char>> fwd = dependents(r);
-        graph ng = gr;
-        ng.cut_to_keep(keep);
-        ng.repoint_lost_reads();
-        ng.at(r).rf = w;
-        ng.at(r).val = we.val;
-        if (!lkmm_consistent(ng)) continue;
         item it;
         it.kind = item::bwd;
         it.stamp = we.stamp;

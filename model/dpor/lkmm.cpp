@@ -127,12 +127,17 @@ std::uint32_t tags_of(const event& e) {
     return t | t_once;
 }
 
-// The events of a graph numbered for the relations, and the base relations.
+// The events of a graph numbered for the relations: each access and fence (a copy, with the
+// write it reads and the value it reads as the graph being checked has them), its tags, the
+// coherence order of the numbered writes, and the spawn point.
 struct frame {
     std::size_t n = 0;
     std::vector<eid> ids;
+    std::vector<event> evs;
     std::vector<std::uint32_t> tags;
     std::vector<std::vector<std::size_t>> index;  // per thread, per event: its number or npos
+    std::vector<std::vector<std::size_t>> co;     // per location, its writes' numbers in co order
+    std::uint32_t spawn_at = UINT32_MAX;
     static constexpr std::size_t npos = ~std::size_t{0};
 
     evset set(std::uint32_t any_of) const {
@@ -141,21 +146,70 @@ struct frame {
             if (tags[k] & any_of) s.add(k);
         return s;
     }
+    std::size_t num(eid e) const {
+        return e.valid() && e.t < index.size() && e.i < index[e.t].size() ? index[e.t][e.i] : npos;
+    }
 };
 
-frame number_events(const graph& g) {
+// Numbers the events of g, or with `keep` the events of the graph a load-buffering revisit of
+// read r by write w builds from g (lb.cpp): the kept ones (keep[t][i], no hole), a kept read
+// whose write is not kept reading the newest kept write instead, and r reading w; the graph
+// cut_to_keep, repoint_lost_reads and the new reads-from would make of a copy of g.
+frame number_events(const graph& g, const std::vector<std::vector<char>>* keep, eid r, eid w) {
     frame f;
     f.index.resize(g.th.size());
+    auto kept = [&](unsigned t, std::uint32_t i) {
+        return !keep || (i < (*keep)[t].size() && (*keep)[t][i] && g.th[t][i].kind != ek::hole);
+    };
+    f.spawn_at = g.spawn_at;
+    if (keep && !g.th.empty() && f.spawn_at != UINT32_MAX) {
+        std::uint32_t len = 0;  // thread 0's length once cut
+        for (std::uint32_t i = 0; i < g.th[0].size(); ++i)
+            if (kept(0, i)) len = i + 1;
+        if (len < f.spawn_at) f.spawn_at = UINT32_MAX;
+    }
     for (unsigned t = 0; t < g.th.size(); ++t) {
         f.index[t].assign(g.th[t].size(), frame::npos);
         for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
             const event& e = g.th[t][i];
             if (!e.is_access() && e.kind != ek::fence) continue;
+            if (!kept(t, i)) continue;
             f.index[t][i] = f.n++;
             f.ids.push_back(eid{std::uint16_t(t), i});
-            f.tags.push_back(tags_of(e));
+            f.evs.push_back(e);
         }
     }
+    f.co.reserve(g.co.size());
+    for (const auto& kv : g.co) {
+        std::vector<std::size_t> list;
+        list.reserve(kv.second.size());
+        for (eid x : kv.second)
+            if (f.num(x) != frame::npos) list.push_back(f.num(x));
+        if (!list.empty()) f.co.push_back(std::move(list));
+    }
+    if (keep) {
+        // The newest kept write of each location, for the reads whose write is gone.
+        for (std::size_t k = 0; k < f.n; ++k) {
+            event& e = f.evs[k];
+            if (!e.is_read() || f.num(e.rf) != frame::npos) continue;
+            const auto& list = g.co.at(e.loc);
+            for (std::size_t j = list.size(); j-- > 0;)
+                if (f.num(list[j]) != frame::npos) {
+                    e.rf = list[j];
+                    e.val = f.evs[f.num(list[j])].val;
+                    break;
+                }
+        }
+        // (A cas dropped before r in its thread drops r too, lb.cpp: close_keep; the graph is
+        // then checked without it, and the revisit is refused when it is applied.)
+        if (f.num(r) != frame::npos) {
+            event& re = f.evs[f.num(r)];
+            re.rf = w;
+            re.val = g.at(w).val;
+        }
+    }
+    f.tags.reserve(f.n);
+    for (const event& e : f.evs) f.tags.push_back(tags_of(e));
     return f;
 }
 
@@ -163,16 +217,190 @@ frame number_events(const graph& g) {
 
 namespace {
 
+// Coherence (acyclic po-loc | spawn-join-loc | rf | co | fr) location by location, on a graph
+// with an edge set reduced to what makes the same cycles: program order and coherence between
+// neighbours, fr from a read to the write right after the one it reads, spawn and join through
+// one node each. Every edge found is one of the relations' (or a path of them), so a cycle
+// here is one of the axiom's; a graph that passes is checked again with the relations below.
+// Cheap where those cost a relation over every pair of events, and most revisit candidates
+// fail here.
+bool coherence_may_hold(const frame& f) {
+    const std::size_t n = f.n;
+    std::vector<std::pair<std::uintptr_t, std::uint32_t>> acc;  // (location, number)
+    acc.reserve(n);
+    for (std::size_t k = 0; k < n; ++k)
+        if (f.evs[k].is_access()) acc.emplace_back(f.evs[k].loc, std::uint32_t(k));
+    std::sort(acc.begin(), acc.end());  // by location, then thread and program order
+    std::vector<std::uint32_t> co_next(n, UINT32_MAX);  // the next write in coherence
+    for (const auto& list : f.co)
+        for (std::size_t j = 0; j + 1 < list.size(); ++j)
+            co_next[list[j]] = std::uint32_t(list[j + 1]);
+    std::vector<std::uint32_t> local(n, UINT32_MAX);
+    std::vector<std::vector<std::uint32_t>> adj;
+    std::vector<std::uint8_t> colour;
+    std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+    const bool spawned = f.spawn_at != UINT32_MAX;
+    for (std::size_t b = 0, e = 0; b < acc.size(); b = e) {
+        for (e = b; e < acc.size() && acc[e].first == acc[b].first; ++e)
+            local[acc[e].second] = std::uint32_t(e - b);
+        const std::uint32_t m = std::uint32_t(e - b), spawn = m, join = m + 1;
+        adj.assign(m + 2, {});
+        auto edge = [&](std::uint32_t from_num, std::uint32_t to_num) {
+            if (from_num < n && to_num < n && local[from_num] < m && local[to_num] < m &&
+                f.evs[from_num].loc == acc[b].first && f.evs[to_num].loc == acc[b].first)
+                adj[local[from_num]].push_back(local[to_num]);
+        };
+        for (std::size_t x = b; x < e; ++x) {
+            const std::uint32_t k = acc[x].second;
+            const eid id = f.ids[k];
+            if (x + 1 < e && f.ids[acc[x + 1].second].t == id.t) edge(k, acc[x + 1].second);
+            if (co_next[k] != UINT32_MAX) edge(k, co_next[k]);
+            const event& ev = f.evs[k];
+            if (ev.is_read()) {
+                const std::size_t w = f.num(ev.rf);
+                if (w != frame::npos) {
+                    edge(std::uint32_t(w), k);
+                    if (co_next[w] != UINT32_MAX) edge(k, co_next[w]);
+                }
+            }
+            if (spawned) {
+                if (id.t == 0 && id.i < f.spawn_at) adj[x - b].push_back(spawn);
+                if (id.t == 0 && id.i >= f.spawn_at) adj[join].push_back(std::uint32_t(x - b));
+                if (id.t != 0) {
+                    adj[spawn].push_back(std::uint32_t(x - b));
+                    adj[x - b].push_back(join);
+                }
+            }
+        }
+        // Depth-first search with colours: 0 unseen, 1 on the stack, 2 done.
+        colour.assign(m + 2, 0);
+        for (std::uint32_t s = 0; s < m + 2; ++s) {
+            if (colour[s]) continue;
+            colour[s] = 1;
+            stack.assign(1, {s, 0});
+            while (!stack.empty()) {
+                auto& [v, next] = stack.back();
+                if (next == adj[v].size()) {
+                    colour[v] = 2;
+                    stack.pop_back();
+                    continue;
+                }
+                const std::uint32_t u = adj[v][next++];
+                if (colour[u] == 1) return false;
+                if (colour[u] == 0) {
+                    colour[u] = 1;
+                    stack.emplace_back(u, 0);
+                }
+            }
+        }
+        for (std::size_t x = b; x < e; ++x) local[acc[x].second] = UINT32_MAX;
+    }
+    return true;
+}
+
+// The same for the graph a load-buffering revisit builds from g (see lkmm_revisit_consistent),
+// without building it, and only at the locations whose reads change there: r's, and those of
+// the kept reads whose write is not kept (they read the newest kept write instead). Spawn and
+// join are left out. Every edge is one of the candidate graph's (or a path of them), so a cycle
+// here is one of the axiom's; elsewhere the kept graph's coherence is what it was, and the full
+// check sees all of it.
+bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
+                                eid w) {
+    auto kept = [&](eid x) {
+        return x.valid() && x.t < keep.size() && x.i < keep[x.t].size() && keep[x.t][x.i] &&
+               g.at(x).kind != ek::hole;
+    };
+    thread_local std::vector<std::uintptr_t> locs;
+    thread_local std::vector<eid> members, co_list;
+    thread_local std::vector<std::vector<std::uint32_t>> adj;
+    thread_local std::vector<std::uint8_t> colour;
+    thread_local std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+    locs.assign(1, g.at(r).loc);
+    for (unsigned t = 0; t < g.th.size(); ++t)
+        for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
+            const event& e = g.th[t][i];
+            if (e.is_read() && kept(eid{std::uint16_t(t), i}) && !kept(e.rf) &&
+                std::find(locs.begin(), locs.end(), e.loc) == locs.end())
+                locs.push_back(e.loc);
+        }
+    auto less = [](eid a, eid b) { return a.t != b.t ? a.t < b.t : a.i < b.i; };
+    for (const std::uintptr_t loc : locs) {
+        members.clear();
+        for (unsigned t = 0; t < g.th.size(); ++t)
+            for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
+                const eid x{std::uint16_t(t), i};
+                if (g.th[t][i].is_access() && g.th[t][i].loc == loc && kept(x))
+                    members.push_back(x);
+            }
+        const std::uint32_t m = std::uint32_t(members.size());
+        auto local = [&](eid x) {  // members are in (thread, index) order
+            const auto it = std::lower_bound(members.begin(), members.end(), x, less);
+            return it != members.end() && *it == x ? std::uint32_t(it - members.begin()) : m;
+        };
+        co_list.clear();
+        const auto co_it = g.co.find(loc);
+        if (co_it != g.co.end())
+            for (eid x : co_it->second)
+                if (kept(x)) co_list.push_back(x);
+        auto co_next = [&](eid x) {
+            const auto it = std::find(co_list.begin(), co_list.end(), x);
+            return it == co_list.end() || it + 1 == co_list.end() ? eid{} : *(it + 1);
+        };
+        adj.resize(m);
+        for (auto& a : adj) a.clear();
+        auto edge = [&](eid from, eid to) {
+            const std::uint32_t a = local(from), b = local(to);
+            if (a < m && b < m) adj[a].push_back(b);
+        };
+        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) edge(co_list[j], co_list[j + 1]);
+        for (std::uint32_t k = 0; k < m; ++k) {
+            const eid x = members[k];
+            if (k + 1 < m && members[k + 1].t == x.t) edge(x, members[k + 1]);
+            const event& e = g.at(x);
+            if (!e.is_read()) continue;
+            eid from = e.rf;
+            if (x == r)
+                from = w;
+            else if (!kept(from))
+                from = co_list.empty() ? eid{} : co_list.back();
+            if (!from.valid()) continue;
+            edge(from, x);
+            const eid next = co_next(from);
+            if (next.valid()) edge(x, next);
+        }
+        colour.assign(m, 0);
+        for (std::uint32_t s0 = 0; s0 < m; ++s0) {
+            if (colour[s0]) continue;
+            colour[s0] = 1;
+            stack.assign(1, {s0, 0});
+            while (!stack.empty()) {
+                auto& [v, next] = stack.back();
+                if (next == adj[v].size()) {
+                    colour[v] = 2;
+                    stack.pop_back();
+                    continue;
+                }
+                const std::uint32_t u = adj[v][next++];
+                if (colour[u] == 1) return false;
+                if (colour[u] == 0) {
+                    colour[u] = 1;
+                    stack.emplace_back(u, 0);
+                }
+            }
+        }
+    }
+    return true;
+}
+
 // Everything below, for the consistency axioms and for the flags on plain accesses. Returns
 // false as soon as an axiom fails (coherence, atomicity, happens-before, propagation,
 // plain-coherence); with `flags`, computes them on a consistent graph.
-bool lkmm_check(const graph& g, lkmm_flags* flags) {
-    const frame f = number_events(g);
+bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
     const std::size_t n = f.n;
     if (n == 0) return true;
-    auto num = [&](eid e) { return f.index[e.t][e.i]; };
-    auto at = [&](std::size_t k) -> const event& { return g.at(f.ids[k]); };
-    const bool spawned = g.spawn_at != UINT32_MAX;
+    if (!coherence_may_hold(f)) return false;
+    auto at = [&](std::size_t k) -> const event& { return f.evs[k]; };
+    const bool spawned = f.spawn_at != UINT32_MAX;
 
     // ---- sets ----
     const evset R = f.set(t_r), W = f.set(t_w);
@@ -185,38 +413,50 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
 
     // ---- base relations ----
     relation po(n), sj(n), rf(n), co(n), loc(n), rmw(n), rmw_data(n), ext(n);
-    for (std::size_t a = 0; a < n; ++a)
-        for (std::size_t b = 0; b < n; ++b) {
-            const eid x = f.ids[a], y = f.ids[b];
-            if (x.t == y.t && x.i < y.i) po.add(a, b);
-            if (x.t != y.t) ext.add(a, b);
-            if (spawned && x.t != y.t) {
-                // spawn: the harness's events before the tasks start; join: after they end.
-                if (x.t == 0 && x.i < g.spawn_at) sj.add(a, b);
-                if (y.t == 0 && y.i >= g.spawn_at) sj.add(a, b);
-            }
-            if (at(a).is_access() && at(b).is_access() && at(a).loc == at(b).loc) loc.add(a, b);
+    // The numbers run thread by thread in program order: a thread's events are one range.
+    std::vector<std::size_t> start_of(n), end_of(n);
+    for (std::size_t a = 0, b = 0; a < n; a = b) {
+        for (b = a; b < n && f.ids[b].t == f.ids[a].t; ++b) {
         }
+        for (std::size_t k = a; k < b; ++k) {
+            start_of[k] = a;
+            end_of[k] = b;
+        }
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+        const eid x = f.ids[a];
+        for (std::size_t b = a + 1; b < end_of[a]; ++b) po.add(a, b);
+        for (std::size_t b = 0; b < n; ++b) {
+            if (b >= start_of[a] && b < end_of[a]) continue;
+            ext.add(a, b);
+            if (spawned) {
+                // spawn: the harness's events before the tasks start; join: after they end.
+                const eid y = f.ids[b];
+                if ((x.t == 0 && x.i < f.spawn_at) || (y.t == 0 && y.i >= f.spawn_at)) sj.add(a, b);
+            }
+        }
+        if (at(a).is_access())
+            for (std::size_t b = 0; b < n; ++b)
+                if (at(b).is_access() && at(a).loc == at(b).loc) loc.add(a, b);
+    }
     for (std::size_t k = 0; k < n; ++k) {
         const event& e = at(k);
         if (e.is_read()) {
             // (A graph being checked for a revisit may hold a read whose write half, or whose
             // write, the revisit is about to place: only what is there counts.)
-            if (e.rf.valid() && e.rf.i < g.th[e.rf.t].size() && num(e.rf) != frame::npos)
-                rf.add(num(e.rf), k);
+            if (f.num(e.rf) != frame::npos) rf.add(f.num(e.rf), k);
             if (e.rmw != rmw_op::none && e.rmw_succeeds()) {
-                const eid w{f.ids[k].t, f.ids[k].i + 1};
-                if (w.i < g.th[w.t].size() && g.at(w).is_write() && g.at(w).rmw != rmw_op::none) {
-                    rmw.add(k, num(w));
-                    if (e.op) rmw_data.add(k, num(w));
+                const std::size_t w = f.num(eid{f.ids[k].t, f.ids[k].i + 1});
+                if (w != frame::npos && at(w).is_write() && at(w).rmw != rmw_op::none) {
+                    rmw.add(k, w);
+                    if (e.op) rmw_data.add(k, w);
                 }
             }
         }
     }
-    for (const auto& kv : g.co)
-        for (std::size_t i = 0; i < kv.second.size(); ++i)
-            for (std::size_t j = i + 1; j < kv.second.size(); ++j)
-                co.add(num(kv.second[i]), num(kv.second[j]));
+    for (const auto& list : f.co)
+        for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t j = i + 1; j < list.size(); ++j) co.add(list[i], list[j]);
     const relation fr = rf.inverse().seq(co);
     const relation rfe = rf & ext, rfi = rf - ext, coe = co & ext, fre = fr & ext;
     const relation po_loc = po & loc;
@@ -254,30 +494,35 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const evset Noreturn = f.set(t_noret) - W;
     const evset R4rmb = R - Noreturn;
 
-    // fencerel(K) = po ; [K] ; po
+    // fencerel(K) = po ; [K] ; po. (Below, [S] ; r is r.from(S) and r ; [S] is r.to(S), and
+    // a term that is empty for want of its fences is left out of its union.)
     auto fencerel = [&](std::uint32_t kind) {
-        const relation thru = relation::id(f.set(kind));
-        return po.seq(thru).seq(po);
+        const evset thru = f.set(kind);
+        return thru.empty() ? relation(n) : po.to(thru).seq(po);
     };
-    const relation Mid = relation::id(M);
+    const relation po_opt = po.opt();
 
     // ---- fences ----
-    const relation acq_po = relation::id(Acquire).seq(po).to(M);
-    const relation po_rel = Mid.seq(po).to(Release);
+    const relation acq_po = po.from(Acquire).to(M);
+    const relation po_rel = po.from(M).to(Release);
     const relation po_unlock_lock_po =
-        po.to(UL).seq(po | rf).to(LKR).seq(po);  // po ; [UL] ; (po | rf) ; [LKR] ; po
+        UL.empty() ? relation(n)
+                   : po.to(UL).seq(po | rf).to(LKR).seq(po);  // po ; [UL] ; (po | rf) ; [LKR] ; po
     const relation rmb = fencerel(t_frmb).from(R4rmb).to(R4rmb);
     const relation wmb = fencerel(t_fwmb).from(W).to(W);
-    const relation id_rmw = relation::id(RMW);
     relation mb = fencerel(t_fmb).from(M).to(M);
-    mb |= Mid.seq(po).to(Mb & R);
-    mb |= relation::id(Mb & W).seq(po).to(M);
-    mb |= Mid.seq(fencerel(t_fba)).seq(id_rmw).seq(po.opt()).to(M);
-    mb |= Mid.seq(po.opt()).seq(id_rmw).seq(fencerel(t_faa)).to(M);
-    mb |= Mid.seq(po.opt()).to(LKW).seq(fencerel(t_fas)).to(M);
-    mb |= Mid.seq(po_unlock_lock_po).to(f.set(t_faul)).seq(po).to(M);
+    mb |= po.from(M).to(Mb & R);
+    mb |= po.from(Mb & W).to(M);
+    if (const relation fba = fencerel(t_fba); !fba.empty())
+        mb |= fba.from(M).to(RMW).seq(po_opt).to(M);
+    if (const relation faa = fencerel(t_faa); !faa.empty())
+        mb |= po_opt.from(M).to(RMW).seq(faa).to(M);
+    if (const relation fas = fencerel(t_fas); !fas.empty())
+        mb |= po_opt.from(M).to(LKW).seq(fas).to(M);
+    if (const evset faul = f.set(t_faul); !faul.empty())
+        mb |= po_unlock_lock_po.from(M).to(faul).seq(po).to(M);
     // The engine's own seq_cst words (the kernel layer's masks): as if between two smp_mb().
-    mb |= Mid.seq(po).to(SCacc) | relation::id(SCacc).seq(po).to(M);
+    mb |= po.from(M).to(SCacc) | po.from(SCacc).to(M);
     // Spawn and join order everything, as a full fence between threads would.
     const relation strong_fence = mb | sj;
     const relation nonrw_fence = strong_fence | po_rel | acq_po;
@@ -288,30 +533,43 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
     const relation rwdep = (dep | ctrl).to(W);
     const relation overwrite = co | fr;
     const relation overwrite_int = overwrite - ext;
-    const relation to_w = rwdep | overwrite_int | addr.to(plain).seq(wmb);
+    relation to_w = rwdep | overwrite_int;
+    if (!wmb.empty()) to_w |= addr.to(plain).seq(wmb);
     const relation to_r = addr.to(R) | dep.to(Marked).seq(rfi);
     const relation ppo = to_r | to_w | (fence - ext) | (po_unlock_lock_po - ext);
 
+    // ---- happens-before without prop: a cycle there is one of hb (below), found before ----
+    // ---- prop's closures are computed ----
+    const relation hb_base = (ppo | rfe | sj).from(Marked).to(Marked);
+    if (!hb_base.acyclic()) return false;
+
     // ---- propagation ----
-    const relation mk = relation::id(Marked);
     auto a_cumul = [&](const relation& r) { return rfe.to(Marked).opt().seq(r); };
     const relation rmw_sequence = rf.seq(rmw).star();
-    const relation cumul_fence =
-        mk.seq(a_cumul(strong_fence | po_rel) | wmb | po_unlock_lock_po).seq(mk).seq(rmw_sequence);
-    const relation prop =
-        mk.seq((overwrite & ext).opt()).seq(cumul_fence.star()).seq(mk).seq(rfe.opt()).seq(mk);
+    const relation cumul_fence = (a_cumul(strong_fence | po_rel) | wmb | po_unlock_lock_po)
+                                     .from(Marked)
+                                     .to(Marked)
+                                     .seq(rmw_sequence);
+    const relation prop = (overwrite & ext)
+                              .opt()
+                              .from(Marked)
+                              .seq(cumul_fence.star())
+                              .to(Marked)
+                              .seq(rfe.opt())
+                              .to(Marked);
 
     // ---- happens-before: acyclic ----
     const relation prop_int = (prop - relation::identity(n)) - ext;
-    const relation hb = mk.seq(ppo | rfe | prop_int | sj).seq(mk);
+    const relation hb = hb_base | prop_int.from(Marked).to(Marked);
     if (!hb.acyclic()) return false;
 
     // ---- propagation: acyclic ----
-    const relation pb = prop.seq(strong_fence).seq(hb.star()).seq(mk);
+    const relation pb = prop.seq(strong_fence).seq(hb.star()).to(Marked);
     if (!pb.acyclic()) return false;
 
     // ---- plain accesses: plain-coherence, and the flags (no RCU: rb is empty) ----
     if (plain.empty() && !flags) return true;
+    const relation mk = relation::id(Marked);
     const evset IWs = f.set(t_iw);
     const evset Noreturn_c = evset(n) | (f.set(~0u) - Noreturn);  // ~Noreturn
     const relation xbstar = (hb | pb).star();
@@ -355,11 +613,19 @@ bool lkmm_check(const graph& g, lkmm_flags* flags) {
 
 }  // namespace
 
-bool lkmm_consistent(const graph& g) { return lkmm_check(g, nullptr); }
+bool lkmm_consistent(const graph& g) {
+    return lkmm_check(g, number_events(g, nullptr, {}, {}), nullptr);
+}
+
+bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
+                             eid w) {
+    if (!revisit_coherence_may_hold(g, keep, r, w)) return false;
+    return lkmm_check(g, number_events(g, &keep, r, w), nullptr);
+}
 
 bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
     flags = lkmm_flags{};
-    return lkmm_check(g, &flags);
+    return lkmm_check(g, number_events(g, nullptr, {}, {}), &flags);
 }
 
 namespace {

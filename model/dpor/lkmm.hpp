@@ -3,6 +3,8 @@
 // for the engine's tests. Internal to model/dpor.
 #pragma once
 
+#include <vector>
+
 #include "model/dpor/graph.hpp"
 #include "model/dpor/relation.hpp"
 
@@ -11,6 +13,11 @@ namespace kverify::dpor::detail {
 // Coherence, atomicity, happens-before, propagation and plain-coherence of linux-kernel.cat hold
 // on g.
 bool lkmm_consistent(const graph& g);
+// The same on the graph a load-buffering revisit of read r by write w builds from g (lb.cpp),
+// without building it: the events keep[t][i] of g that are no hole, a kept read whose write is
+// not kept reading the newest kept write of its location, and r reading w.
+bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
+                             eid w);
 
 // The flags linux-kernel.cat raises on an execution (herd7 prints "Flag NAME").
 struct lkmm_flags {

@@ -121,9 +121,15 @@ public:
     relation inverse() const {
         relation r(n_);
         for (std::size_t i = 0; i < n_; ++i)
-            for (std::size_t j = 0; j < n_; ++j)
-                if (has(i, j)) r.add(j, i);
+            for_each_in_row(i, [&](std::size_t j) { r.add(j, i); });
         return r;
+    }
+    // f(j) for every (i, j) in the relation, j ascending.
+    template <class F>
+    void for_each_in_row(std::size_t i, F f) const {
+        for (std::size_t kw = 0; kw < wpr_; ++kw)
+            for (std::uint64_t bits = m_[i * wpr_ + kw]; bits; bits &= bits - 1)
+                f(kw * 64 + std::size_t(__builtin_ctzll(bits)));
     }
     // Restrictions [S]; r and r; [S].
     relation from(const evset& s) const {
@@ -144,6 +150,9 @@ public:
         relation r = *this;
         for (std::size_t k = 0; k < n_; ++k) {
             const std::uint64_t* rowk = &r.m_[k * wpr_];
+            bool any = false;  // an empty row k adds nothing to the rows that reach k
+            for (std::size_t w = 0; w < wpr_; ++w) any = any || rowk[w];
+            if (!any) continue;
             for (std::size_t i = 0; i < n_; ++i)
                 if (r.has(i, k)) {
                     std::uint64_t* rowi = &r.m_[i * wpr_];
@@ -173,13 +182,21 @@ public:
     }
     evset range() const {
         evset s(n_);
-        for (std::size_t i = 0; i < n_; ++i)
-            for (std::size_t j = 0; j < n_; ++j)
-                if (has(i, j)) s.add(j);
+        for (std::size_t i = 0; i < n_; ++i) for_each_in_row(i, [&](std::size_t j) { s.add(j); });
         return s;
     }
 
 private:
+    // The least j >= from with (i, j) in the relation, or n.
+    std::size_t next_in_row(std::size_t i, std::size_t from) const {
+        for (std::size_t kw = from >> 6; kw < wpr_; ++kw) {
+            std::uint64_t bits = m_[i * wpr_ + kw];
+            if (kw == from >> 6) bits &= ~std::uint64_t{0} << (from & 63);
+            if (bits) return kw * 64 + std::size_t(__builtin_ctzll(bits));
+        }
+        return n_;
+    }
+
     std::size_t n_, wpr_;
     std::vector<std::uint64_t> m_;
 };
@@ -194,8 +211,7 @@ inline bool relation::acyclic() const {
         colour[s] = 1;
         while (!stack.empty()) {
             auto& [v, next] = stack.back();
-            std::size_t j = next;
-            while (j < n_ && !has(v, j)) ++j;
+            std::size_t j = next_in_row(v, next);
             if (j == n_) {
                 colour[v] = 2;
                 stack.pop_back();
