@@ -112,6 +112,12 @@ int cmd_run(const run_options& o) {
     weakening w;
     if (!o.weaken.empty()) {
         w = parse_weakening(o.weaken);
+        // A replay file names the check, not the weakening: replayed, the weakened program's
+        // counterexample would be shown as the variant's own.
+        if (!o.save_replay.empty())
+            throw usage_error(
+                "--save-replay cannot be used with --weaken: a replay is of the "
+                "variant as written, and this counterexample is of a weakened one");
         apply_weakening(w);
     }
     const verdict v = run_here(j, o.progress, c.name);
@@ -150,7 +156,8 @@ int cmd_run(const run_options& o) {
     if (!o.graph.empty()) {
         write_graph(o.graph, trace_graph(cex.trace, cex.engine,
                                          c.name + " (" + cex.engine + ", " + cex.search.str() +
-                                             "): " + cex.outcome));
+                                             "): " + cex.outcome +
+                                             (weakened.empty() ? "" : " WEAKENED: " + weakened)));
         std::cout << "  graph written to " << o.graph << "\n";
     }
     if (!o.save_replay.empty()) {

@@ -71,6 +71,10 @@ TEST_F(orders, bad_input_is_one_line_and_exit_2) {
         {{"run", c, "--engine", "dpor-rc11", "--weaken",
           acquire_of_last() + "=try_cmpxchg_relaxed"},
          "that weakens to try_cmpxchg_relaxed"},
+        // A replay file cannot carry the weakening: replayed, it would be the variant's.
+        {{"run", c, "--engine", "dpor-rc11", "--weaken", acquire_of_last() + "=READ_ONCE",
+          "--save-replay", "/tmp/kverify-weakened.replay"},
+         "--save-replay cannot be used with --weaken"},
         {{"orders", "objpool"}, "only with --list"},
         {{"orders", "objpool/no-such-variant"}, "no quick rows of objpool/no-such-variant"},
         {{"orders", "objpool/v6.7/c2-o1"}, "is not ALGORITHM or ALGORITHM/VARIANT"},
