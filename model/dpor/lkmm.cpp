@@ -217,6 +217,35 @@ frame number_events(const graph& g, const std::vector<std::vector<char>>* keep, 
 
 namespace {
 
+using dfs_stack = std::vector<std::pair<std::uint32_t, std::size_t>>;
+
+// Whether the graph on nodes 0..n-1 with successor lists `adj` has no cycle: depth-first search
+// with colours (0 unseen, 1 on the stack, 2 done), in buffers the caller reuses.
+bool adjacency_acyclic(const std::vector<std::vector<std::uint32_t>>& adj, std::size_t n,
+                       std::vector<std::uint8_t>& colour, dfs_stack& stack) {
+    colour.assign(n, 0);
+    for (std::uint32_t s = 0; s < n; ++s) {
+        if (colour[s]) continue;
+        colour[s] = 1;
+        stack.assign(1, {s, 0});
+        while (!stack.empty()) {
+            auto& [v, next] = stack.back();
+            if (next == adj[v].size()) {
+                colour[v] = 2;
+                stack.pop_back();
+                continue;
+            }
+            const std::uint32_t u = adj[v][next++];
+            if (colour[u] == 1) return false;
+            if (colour[u] == 0) {
+                colour[u] = 1;
+                stack.emplace_back(u, 0);
+            }
+        }
+    }
+    return true;
+}
+
 // Coherence (acyclic po-loc | spawn-join-loc | rf | co | fr) location by location, on a graph
 // with an edge set reduced to what makes the same cycles: program order and coherence between
 // neighbours, fr from a read to the write right after the one it reads, spawn and join through
@@ -238,7 +267,7 @@ bool coherence_may_hold(const frame& f) {
     std::vector<std::uint32_t> local(n, UINT32_MAX);
     std::vector<std::vector<std::uint32_t>> adj;
     std::vector<std::uint8_t> colour;
-    std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+    dfs_stack stack;
     const bool spawned = f.spawn_at != UINT32_MAX;
     for (std::size_t b = 0, e = 0; b < acc.size(); b = e) {
         for (e = b; e < acc.size() && acc[e].first == acc[b].first; ++e)
@@ -272,27 +301,7 @@ bool coherence_may_hold(const frame& f) {
                 }
             }
         }
-        // Depth-first search with colours: 0 unseen, 1 on the stack, 2 done.
-        colour.assign(m + 2, 0);
-        for (std::uint32_t s = 0; s < m + 2; ++s) {
-            if (colour[s]) continue;
-            colour[s] = 1;
-            stack.assign(1, {s, 0});
-            while (!stack.empty()) {
-                auto& [v, next] = stack.back();
-                if (next == adj[v].size()) {
-                    colour[v] = 2;
-                    stack.pop_back();
-                    continue;
-                }
-                const std::uint32_t u = adj[v][next++];
-                if (colour[u] == 1) return false;
-                if (colour[u] == 0) {
-                    colour[u] = 1;
-                    stack.emplace_back(u, 0);
-                }
-            }
-        }
+        if (!adjacency_acyclic(adj, m + 2, colour, stack)) return false;
         for (std::size_t x = b; x < e; ++x) local[acc[x].second] = UINT32_MAX;
     }
     return true;
@@ -314,7 +323,7 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
     thread_local std::vector<eid> members, co_list;
     thread_local std::vector<std::vector<std::uint32_t>> adj;
     thread_local std::vector<std::uint8_t> colour;
-    thread_local std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+    thread_local dfs_stack stack;
     locs.assign(1, g.at(r).loc);
     for (unsigned t = 0; t < g.th.size(); ++t)
         for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
@@ -368,26 +377,7 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
             const eid next = co_next(from);
             if (next.valid()) edge(x, next);
         }
-        colour.assign(m, 0);
-        for (std::uint32_t s0 = 0; s0 < m; ++s0) {
-            if (colour[s0]) continue;
-            colour[s0] = 1;
-            stack.assign(1, {s0, 0});
-            while (!stack.empty()) {
-                auto& [v, next] = stack.back();
-                if (next == adj[v].size()) {
-                    colour[v] = 2;
-                    stack.pop_back();
-                    continue;
-                }
-                const std::uint32_t u = adj[v][next++];
-                if (colour[u] == 1) return false;
-                if (colour[u] == 0) {
-                    colour[u] = 1;
-                    stack.emplace_back(u, 0);
-                }
-            }
-        }
+        if (!adjacency_acyclic(adj, m, colour, stack)) return false;
     }
     return true;
 }
