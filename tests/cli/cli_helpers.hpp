@@ -119,6 +119,25 @@ protected:
         return path(name);
     }
 
+    // A table of the real one's rows of these checks on these engines.
+    std::string rows_table(const std::vector<std::pair<std::string, std::string>>& rows) {
+        std::string text = "# SPDX-License-Identifier: GPL-2.0-only\n# rows of the real table\n";
+        for (const auto& [check, engine] : rows) {
+            std::istringstream in(slurp(KVERIFY_TABLE));
+            std::string line;
+            bool found = false;
+            while (std::getline(in, line))
+                if (line.rfind(check + "\t" + engine + "\t", 0) == 0) {
+                    text += line + "\n";
+                    found = true;
+                    break;
+                }
+            EXPECT_TRUE(found) << check << " on " << engine;
+        }
+        spit(path("t.tsv"), text);
+        return path("t.tsv");
+    }
+
     // small_table with two rows pinned otherwise than the checker finds them:
     // kernel/smp-cas-two-cpus's count (495 pinned as 490: count-changed) and
     // kernel/spinlock-irqsave's verdict (pass pinned as deadlock: MISMATCH). `checks` holds both.

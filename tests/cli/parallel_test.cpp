@@ -20,27 +20,7 @@ const std::vector<std::pair<std::string, std::string>> thread_rows = {
     {"litmus/deps/lb-data", "dpor-lkmm"},
 };
 
-class threads : public cli {
-protected:
-    // A table of the real one's rows of these checks on these engines.
-    std::string rows_table(const std::vector<std::pair<std::string, std::string>>& rows) {
-        std::string text = "# SPDX-License-Identifier: GPL-2.0-only\n# thread rows\n";
-        for (const auto& [check, engine] : rows) {
-            std::istringstream in(slurp(KVERIFY_TABLE));
-            std::string line;
-            bool found = false;
-            while (std::getline(in, line))
-                if (line.rfind(check + "\t" + engine + "\t", 0) == 0) {
-                    text += line + "\n";
-                    found = true;
-                    break;
-                }
-            EXPECT_TRUE(found) << check << " on " << engine;
-        }
-        spit(path("t.tsv"), text);
-        return path("t.tsv");
-    }
-};
+using threads = cli;
 
 TEST_F(threads, every_thread_count_gives_the_one_thread_row) {
     const std::string t = rows_table(thread_rows);

@@ -22,25 +22,6 @@ const std::vector<std::pair<std::string, std::string>> split_rows = {
 
 class split : public cli {
 protected:
-    // A table of the real one's rows of these checks on these engines.
-    std::string rows_table(const std::vector<std::pair<std::string, std::string>>& rows) {
-        std::string text = "# SPDX-License-Identifier: GPL-2.0-only\n# split rows\n";
-        for (const auto& [check, engine] : rows) {
-            std::istringstream in(slurp(KVERIFY_TABLE));
-            std::string line;
-            bool found = false;
-            while (std::getline(in, line))
-                if (line.rfind(check + "\t" + engine + "\t", 0) == 0) {
-                    text += line + "\n";
-                    found = true;
-                    break;
-                }
-            EXPECT_TRUE(found) << check << " on " << engine;
-        }
-        spit(path("t.tsv"), text);
-        return path("t.tsv");
-    }
-
     std::vector<std::string> parts(const std::string& table, unsigned n) {
         std::vector<std::string> files;
         for (unsigned i = 1; i <= n; ++i) {
