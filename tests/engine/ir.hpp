@@ -45,6 +45,14 @@ inline constexpr unsigned max_instrs = 8;
 // Results of one execution: result[t][i] is what instruction i of task t returned (0 if skipped).
 using outcome = std::vector<std::vector<value_t>>;
 
+// A hash of an outcome (FNV-1a over its values), for tests that pick some outcomes as violations.
+inline std::uint64_t outcome_hash(const outcome& o) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const auto& t : o)
+        for (value_t v : t) h = (h ^ v) * 1099511628211ull;
+    return h;
+}
+
 struct engine_run {
     result res;
     std::vector<outcome> outcomes;  // one per complete execution

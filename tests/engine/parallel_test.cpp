@@ -39,9 +39,7 @@ options on_threads(memory_model m, unsigned threads) {
 // A violation on some outcomes: those whose results hash to 0 modulo `mod`.
 std::function<void(const outcome&)> fail_on_some(std::uint64_t mod, const char* cls = "outcome") {
     return [mod, cls](const outcome& o) {
-        std::uint64_t h = 1469598103934665603ull;
-        for (const auto& t : o)
-            for (value_t v : t) h = (h ^ v) * 1099511628211ull;
+        const std::uint64_t h = outcome_hash(o);
         if (h % mod == 0) rt::fail(cls, "a chosen outcome", src_loc("parallel_test", 0, ""));
     };
 }
@@ -146,9 +144,7 @@ TEST(EngineParallel, EveryClassFirstAsOnOneThread) {
     for (int k = 0; k < 150; ++k) {
         const prog p = random_prog(rng, 3, 4);
         const auto at_end = [](const outcome& o) {
-            std::uint64_t h = 1469598103934665603ull;
-            for (const auto& t : o)
-                for (value_t v : t) h = (h ^ v) * 1099511628211ull;
+            const std::uint64_t h = outcome_hash(o);
             if (h % 5 == 0) rt::fail("five", "a chosen outcome", src_loc("parallel_test", 0, ""));
             if (h % 7 < 2) rt::fail("seven", "a chosen outcome", src_loc("parallel_test", 0, ""));
         };
