@@ -89,6 +89,14 @@ void print_verdict(const check& c, const verdict& v, const std::string& weakened
     if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";
 }
 
+// Whether a replay ran the saved execution: the same trace, or (dpor) the same execution graph,
+// whose events a replay may run in another order (a read waits for its write under the LKMM).
+bool same_execution(const verdict& saved, const verdict& back) {
+    if (back.trace == saved.trace) return true;
+    return saved.engine.compare(0, 5, "dpor-") == 0 && !saved.replay.empty() &&
+           back.replay == saved.replay;
+}
+
 int cmd_run(const run_options& o) {
     const check& c = *model::find_check(o.name);
     if (!c.supports(o.engine)) {
@@ -161,8 +169,25 @@ int cmd_run(const run_options& o) {
         std::cout << "  graph written to " << o.graph << "\n";
     }
     if (!o.save_replay.empty()) {
-        write_file(o.save_replay, saved_verdict(c, cex));
-        std::cout << "  saved for 'kverify replay " << o.save_replay << "'\n";
+        // Saved only once replayed here to the same trace: a file that `kverify replay` would
+        // refuse or run otherwise is no counterexample to hand on.
+        std::string why;
+        try {
+            search_spec spec = cex.search;
+            spec.replay = cex.replay;
+            spec.raw_trace = o.raw_trace;
+            const verdict back = run_here(job{&c, cex.engine, spec}, false, c.name);
+            if (back.outcome != cex.outcome || !same_execution(cex, back))
+                why = "its replay runs another execution";
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (why.empty()) {
+            write_file(o.save_replay, saved_verdict(c, cex));
+            std::cout << "  saved for 'kverify replay " << o.save_replay << "'\n";
+        } else {
+            std::cout << "  not saved to " << o.save_replay << ": " << why << "\n";
+        }
     }
     return exit_differs;
 }
@@ -192,19 +217,48 @@ int cmd_replay(const replay_options& o) {
         // The engine could not run the execution the string names on this program.
         throw usage_error(o.file + ": the saved execution cannot be run: " + e.what());
     }
-    print_verdict(*c, v);
+    // A replay runs one execution, so its header says so: "verdict" and "search: exhaustive"
+    // with "executions: 1" would read as a whole search's result.
+    std::cout << c->name << "\n  " << c->algorithm << " " << c->variant << " [" << c->config
+              << "]\n  engine: " << v.engine << "  replay: execution " << saved.executions
+              << " of search " << saved.search.str();
+    if (saved.search.limits.any()) std::cout << " " << saved.search.limits.str();
+    std::cout << "  result: " << (v.found_violation() ? v.outcome : "no violation")
+              << "  time: " << format_seconds(v.seconds) << "\n";
+    if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";
     if (!v.found_violation()) {
-        std::cout << "  the saved counterexample (" << saved.outcome << ") does not reproduce\n";
-        return v.outcome == "inconclusive" ? exit_inconclusive : exit_ok;
+        if (v.outcome == "inconclusive") {
+            std::cout << "  the replayed execution did not end (inconclusive)\n";
+            return exit_inconclusive;
+        }
+        std::cout << "  the saved counterexample (" << saved.outcome
+                  << ") does not reproduce: the replayed execution ends without a violation.\n"
+                  << "  This is one execution, not a verdict on the check: `kverify run " << c->name
+                  << " --engine " << saved.engine << "` searches all of them.\n";
+        return exit_ok;
     }
-    std::cout << "  counterexample trace (replayed execution " << v.executions << "):\n" << v.trace;
+    std::cout << "  counterexample trace (replayed execution " << saved.executions << "):\n"
+              << v.trace;
     if (!o.raw_trace && !saved.trace.empty()) {
         const std::size_t d = first_difference(saved.trace, v.trace);
-        if (d == 0)
-            std::cout << "  the trace is identical to the one saved in " << o.file << "\n";
-        else
-            std::cout << "  the trace differs from the one saved in " << o.file << " from line "
-                      << d << " on\n";
+        // Another trace is another execution (the file edited, or the program changed since it
+        // was saved) unless the graph is the saved one: then it is not the saved counterexample
+        // reproduced, and the replay refuses.
+        if (d != 0 && !same_execution(saved, v))
+            throw usage_error(o.file +
+                              ": the replayed execution is not the saved one (its trace "
+                              "differs from line " +
+                              std::to_string(d) +
+                              " on: the file was edited or the program changed since it was "
+                              "saved); refused: run `kverify run " +
+                              c->name + " --engine " + saved.engine + "` again");
+        if (d != 0) {
+            std::cout << "  the execution graph is the one saved in " << o.file
+                      << "; its events ran in another order (the trace differs from line " << d
+                      << " on)\n";
+            return exit_differs;
+        }
+        std::cout << "  the trace is identical to the one saved in " << o.file << "\n";
     }
     return exit_differs;
 }

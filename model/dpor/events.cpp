@@ -68,7 +68,8 @@ eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& repla
 void explorer::await_rf(eid w) {
     // Under the LKMM a read may read a write that runs later (load buffering): it gets the
     // value the graph gives it now, and the write is checked when it runs (exec_write).
-    if (is_done(w) || opt_.model == memory_model::lkmm) return;
+    // A decoded string's read waits for its write, as under RC11 (the string carries no values).
+    if (is_done(w) || (opt_.model == memory_model::lkmm && !decoded_)) return;
     th_[cur_].state = ts::wait_rf;
     th_[cur_].waiting = w;
     suspend();
@@ -76,11 +77,69 @@ void explorer::await_rf(eid w) {
 
 // Replaying a decoded string: a write joins its location's coherence order at the place the
 // string gave it (its `arg`), so that peek() sees the right newest write during the run.
+// A decoded string comes from outside the search (a saved file, perhaps of a program since
+// changed), so what the search guarantees by construction is checked here: one write per place,
+// an RMW's write half right after the write its read half read, and under RC11 the place after
+// every write in the happens-before prefix (SC and the LKMM check the graph whole).
 void explorer::partial_co_insert(std::uintptr_t a, eid w) {
     auto& list = g().co[a];
     const value_t rank = ev(w).arg;
+    for (eid x : list)
+        if (ev(x).arg == rank) refuse_decoded("two writes at one place in coherence", w);
+    const event& e = ev(w);
+    if (e.rmw != rmw_op::none && ev(ev(eid{w.t, w.i - 1}).rf).arg + 1 != rank)
+        refuse_decoded("an RMW's write is not right after the write it read", w);
+    eid bound;
+    if (opt_.model == memory_model::rc11 && !list.empty()) {
+        hclock pre = th_[cur_].hb;
+        pre.stamp(w);
+        bound = list[model_->frontier(exec(), w, a, pre)];
+    }
     auto pos = std::find_if(list.begin(), list.end(), [&](eid x) { return ev(x).arg > rank; });
     list.insert(pos, w);
+    if (bound.valid() && g().co_index(w) <= g().co_index(bound))
+        refuse_decoded("a write before one that happens before it", w);
+}
+
+// A read of a decoded string, before it runs: under RC11 it may not read a write that one in
+// its happens-before prefix hides (the bound the search itself reads from).
+void explorer::check_decoded_read(eid r, std::uintptr_t a) {
+    if (opt_.model != memory_model::rc11) return;
+    event probe = ev(r);
+    probe.val = ev(probe.rf).val;
+    hclock pre = th_[cur_].hb;
+    pre.stamp(r);
+    std::size_t lo = model_->frontier(exec(), r, a, pre);
+    if (probe.fenced()) {  // the seq_cst fence before a fully ordered cas that succeeds
+        hclock fenced = pre;
+        fenced.join(th_[cur_].acq_pending);
+        lo = model_->fenced_frontier(exec(), a, fenced, lo);
+    }
+    if (g().co_index(probe.rf) < lo) refuse_decoded("a read of a write that is hidden from it", r);
+}
+
+// A violation or the end of a decoded string's replay: the part that ran, as a graph, must be one
+// the model allows (SC and the LKMM check it whole; under RC11 psc, after the checks above).
+void explorer::check_decoded_run(bool replay_done) {
+    std::vector<std::uint32_t> keep(nthreads_, 0);
+    for (unsigned t = 0; t < nthreads_; ++t)
+        while (keep[t] < g().th[t].size() && exec().done(eid{std::uint16_t(t), keep[t]})) ++keep[t];
+    for (unsigned t = 0; t < nthreads_; ++t)
+        for (std::uint32_t i = 0; i < keep[t]; ++i) {
+            const event& e = g().th[t][i];
+            if (e.is_read() && e.rf.i >= keep[e.rf.t])
+                refuse_decoded("a read of a write that has not run", eid{std::uint16_t(t), i});
+        }
+    graph ng = g();
+    ng.cut_to_prefix(keep);
+    if (!model_->graph_consistent(ng) || !model_->run_consistent(exec(), replay_done))
+        refuse_decoded("the events that ran are inconsistent", eid{0, keep[0]});
+}
+
+void explorer::refuse_decoded(const char* what, eid e) {
+    internal_error(std::string("the replay string names an execution the memory model "
+                               "forbids (") +
+                   what + ", event " + std::to_string(e.t) + "." + std::to_string(e.i) + ")");
 }
 
 eid explorer::add_event(unsigned t, event e) {
@@ -276,6 +335,7 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
         }
         check_annotation(ev(id), false);
         await_rf(ev(id).rf);
+        if (g().partial) check_decoded_read(id, a);
     } else {
         event e;
         e.kind = ek::read;
@@ -390,6 +450,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         }
         check_annotation(e, true);
         await_rf(e.rf);
+        if (g().partial) check_decoded_read(id, a);
     } else {
         event e;
         e.kind = ek::read;
@@ -439,6 +500,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
                     wid);
             event& we = ev(wid);
             if (g().partial) {
+                if (we.kind != ek::write)
+                    refuse_decoded("an RMW's write half where the string has none", wid);
                 we.kind = ek::write;
                 we.order = order;
                 we.rmw = op;
@@ -522,6 +585,7 @@ unsigned explorer::choose(unsigned n, src_loc where) {
         add_event(cur_, e);
     } else if (g().partial) {
         ev(id).arg = n;
+        if (ev(id).val >= n) refuse_decoded("a choice out of range", id);
     }
     exec_other(id);
     return unsigned(ev(id).val);
@@ -572,6 +636,7 @@ void explorer::fail(const char* cls, const std::string& msg, src_loc where) {
         viol_cls_ = cls;
         viol_msg_ = msg;
         viol_where_ = where;
+        if (replaying_ && decoded_) check_decoded_run(false);
         // A violation during the replay of an alternative counts only if the part that ran is
         // consistent (the candidate checks cannot see psc).
         if (replaying_ && !model_->run_consistent(exec(), false)) discard_ = true;

@@ -20,6 +20,7 @@ result explorer::run() {
     if (!opt_.replay.empty()) {
         if (!decode_replay(opt_.replay, stack_[0].g))
             throw std::invalid_argument("dpor: malformed replay string");
+        decoded_ = true;
         run_execution(0);
     } else {
         // The first run is chunk 0's (on several threads: the first thread's to take it).
@@ -396,6 +397,7 @@ void explorer::end_of_replay() {
     g().partial = false;
     for (auto& t : g().th)  // what a load-buffering revisit kept on trust has come out the same
         for (event& e : t) e.speculative = false;
+    if (decoded_) check_decoded_run(true);
     if (!model_->run_consistent(exec(), true)) {
         discard_ = true;
         leave_fiber();

@@ -228,6 +228,9 @@ private:
     void check_annotation(const event& e, bool with_data);
     void consume_annotation();
     void partial_co_insert(std::uintptr_t a, eid w);
+    void check_decoded_read(eid r, std::uintptr_t a);
+    void check_decoded_run(bool replay_done);
+    [[noreturn]] void refuse_decoded(const char* what, eid e);
     loc_rt& loc_of(const void* p, src_loc where);
     void race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
                     src_loc where);
@@ -280,6 +283,7 @@ private:
     unsigned cur_ = 0;
     bool in_fiber_ = false;
     bool replaying_ = false;
+    bool decoded_ = false;  // the graph came from a replay string, not from the search
     bool violated_ = false;
     bool discard_ = false;     // the graph turned out inconsistent, or the run was cut
     bool check_fill_ = false;  // LKMM: a hole was just filled

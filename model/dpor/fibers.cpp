@@ -82,6 +82,16 @@ void explorer::schedule() {
             }
         }
         if (pick < 0) {
+            // A decoded string's reads wait for their writes (events.cpp, await_rf): waiting in
+            // a cycle is load buffering, which a string, carrying no values, cannot run.
+            if (replaying_ && decoded_)
+                for (unsigned t = 0; t < nthreads_; ++t)
+                    if (th_[t].state == ts::wait_rf)
+                        internal_error(
+                            "a replay string cannot run this execution: its reads wait for "
+                            "writes that cannot run before them (in a cycle: load buffering, "
+                            "which a string cannot run as it carries no values; or a program "
+                            "changed since the string was written)");
             if (replaying_ && opt_.model == memory_model::lkmm) {
                 // A load-buffering revisit's graph that the program does not produce: a thread
                 // ended or blocked before the events the graph keeps for it (events.cpp,

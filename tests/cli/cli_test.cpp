@@ -570,7 +570,8 @@ TEST_F(cli, replay_reproduces_the_same_trace) {
     saved["trace"] = trace;
     spit(path("edited.json"), saved.dump());
     const result d = kverify({"replay", path("edited.json")});
-    EXPECT_NE(d.out.find("the trace differs from the one saved"), std::string::npos) << d.out;
+    expect_usage_error(d, "the replayed execution is not the saved one");
+    EXPECT_EQ(d.out.find("the trace is identical"), std::string::npos) << d.out;
 
     spit(path("junk.json"), "[1, 2");
     expect_usage_error(kverify({"replay", path("junk.json")}), "not a JSON file");
@@ -600,7 +601,7 @@ TEST_F(cli, a_row_of_a_json_result_file_replays) {
     const result p =
         kverify({"replay", path("r.json"), "--check", "kernel/migration-stale-cpu-id"});
     EXPECT_EQ(p.status, 1) << p.out;
-    EXPECT_NE(p.out.find("verdict: stale-cpu"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("result: stale-cpu"), std::string::npos) << p.out;
     EXPECT_NE(p.out.find("migrate T0 cpu0 -> cpu1"), std::string::npos) << p.out;
     EXPECT_NE(p.out.find("the trace is identical"), std::string::npos) << p.out;
     expect_usage_error(kverify({"replay", path("r.json"), "--check", "kernel/spinlock-irqsave"}),
@@ -628,7 +629,7 @@ TEST_F(cli, shrinking_keeps_the_violation_class_with_a_smaller_search) {
     EXPECT_EQ(limited.at("limits"), json({{"nmi", 0}})) << limited.dump();
     const result p = kverify({"replay", path("nmi.json")});
     EXPECT_EQ(p.status, 1) << p.out;
-    EXPECT_NE(p.out.find("search: bounded:0 nmi<=0  verdict: data-race"), std::string::npos)
+    EXPECT_NE(p.out.find("of search bounded:0 nmi<=0  result: data-race"), std::string::npos)
         << p.out;
     EXPECT_NE(p.out.find("the trace is identical"), std::string::npos) << p.out;
 }

@@ -3,6 +3,7 @@
 // another check or search, or holding a replay string the engine cannot run, exits 2 with one
 // line; "does not reproduce" is said only after the named execution ran.
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "tests/cli/cli_helpers.hpp"
@@ -126,6 +127,64 @@ TEST_F(cli, a_dpor_string_of_another_program_is_refused_with_exit_2) {
         expect_usage_error(r, "the saved execution cannot be run");
         EXPECT_EQ(r.out.find("does not reproduce"), std::string::npos) << r.out;
     }
+}
+
+// A string retargeted to another check passes the fingerprint (recomputed): what the replay
+// then runs is an execution of another program, as after impl/ changed under a saved file.
+json retargeted(const json& saved, const std::string& check) {
+    json j = saved;
+    j["check"] = check;
+    j["fingerprint"] = fingerprint_of(j);
+    return j;
+}
+
+TEST_F(cli, a_replay_is_one_execution_and_says_so) {
+    const json saved = saved_run(*this, {"objpool/v6.15/c2-o1-np"}, path("cex.json"));
+    const result ok = kverify({"replay", path("cex.json")});
+    EXPECT_EQ(ok.status, 1) << ok.out << ok.err;  // the twin: it reproduces
+    EXPECT_NE(ok.out.find("replay: execution " + std::to_string(saved.at("executions").get<int>()) +
+                          " of search exhaustive  result: loss"),
+              std::string::npos)
+        << ok.out;
+    // fix-acquire-last's repair runs Relacy's same decisions without the violation: one execution
+    // passes, and the output says that this is no verdict on the check (never "verdict: pass").
+    spit(path("fixed.json"), retargeted(saved, "objpool/fix-acquire-last/c2-o1-np").dump());
+    const result p = kverify({"replay", path("fixed.json")});
+    EXPECT_EQ(p.status, 0) << p.out << p.err;
+    EXPECT_NE(p.out.find("result: no violation"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("does not reproduce"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("not a verdict on the check"), std::string::npos) << p.out;
+    EXPECT_EQ(p.out.find("verdict:"), std::string::npos) << p.out;
+}
+
+TEST_F(cli, a_dpor_string_the_memory_model_forbids_is_refused_not_reported) {
+    // v6.15's lost object reads `last` without acquire; in fix-acquire-last the same decisions
+    // make a read see an entry older than one that happens before it: RC11 forbids that graph.
+    const json saved =
+        saved_run(*this, {"objpool/v6.15/c2-o1-np", "--engine", "dpor-rc11"}, path("cex.json"));
+    const result ok = kverify({"replay", path("cex.json")});
+    EXPECT_EQ(ok.status, 1) << ok.out << ok.err;  // the twin: on its own program it reproduces
+    EXPECT_NE(ok.out.find("the trace is identical"), std::string::npos) << ok.out;
+    spit(path("fixed.json"), retargeted(saved, "objpool/fix-acquire-last/c2-o1-np").dump());
+    const result r = kverify({"replay", path("fixed.json")});
+    expect_usage_error(r, "the memory model forbids");
+    EXPECT_EQ(r.out.find("result: loss"), std::string::npos) << r.out;
+}
+
+TEST_F(cli, an_lkmm_counterexample_is_saved_only_when_its_string_replays) {
+    // A read that waits for its write: the same graph, its events in another order.
+    saved_run(*this, {"objpool/v6.15/c2-o1-np", "--engine", "dpor-lkmm"}, path("cex.json"));
+    const result p = kverify({"replay", path("cex.json")});
+    EXPECT_EQ(p.status, 1) << p.out << p.err;
+    EXPECT_NE(p.out.find("result: loss"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("the execution graph is the one saved"), std::string::npos) << p.out;
+    // Load buffering proper (reads waiting in a cycle) cannot run from a string: not saved.
+    const result lb = kverify(
+        {"run", "litmus/lb/relaxed", "--engine", "dpor-lkmm", "--save-replay", path("lb.json")});
+    EXPECT_EQ(lb.status, 1) << lb.out << lb.err;
+    EXPECT_NE(lb.out.find("not saved to"), std::string::npos) << lb.out;
+    EXPECT_NE(lb.out.find("load buffering"), std::string::npos) << lb.out;
+    EXPECT_FALSE(std::ifstream(path("lb.json")).good());
 }
 
 }  // namespace
