@@ -186,10 +186,11 @@ struct lifecycle_scenario : pool_fixture<Env, Variant> {
     bool let_go[Tasks] = {};
     // Under load buffering the release may run, in the engine's order, before a holder's
     // let_go (its last reference can be read before it is written), so let_go is no timeline
-    // there: the release logs the notes it read, and after() judges that it read each task's
-    // last write (a read not ordered after it is the engine's data race).
+    // there and is not asked: the release's reads of the notes judge alone. Each note is plain
+    // memory with one writer, so a read not ordered after that write is a data race under the
+    // LKMM's plain-access rules, and one ordered after it must read it (plain coherence): no
+    // value check could fail where the race check does not (the twins below: data-race).
     const bool lb = E::load_buffering();
-    unsigned note_seen[Tasks] = {};
 
     explicit lifecycle_scenario(const params& pr) : p(pr) {
         this->build(p.nr_objs, on_release, this);
@@ -213,7 +214,7 @@ struct lifecycle_scenario : pool_fixture<Env, Variant> {
             expect(s->lb || s->held[t] == nullptr || s->let_go[t], "release",
                    "release ran while task %u still held its object", t);
             // ordered after the task's last write, or a race
-            s->note_seen[t] = E::plain_read(s->note[t]).raw();
+            (void)E::plain_read(s->note[t]);
         }
         return 0;
     }
@@ -236,10 +237,6 @@ struct lifecycle_scenario : pool_fixture<Env, Variant> {
         if (!fini_ran) pool.fini();
         expect(released == 1, "release", "release ran %u times by the end", released);
         expect(!pool.allocated(), "release", "the pool's slots were not freed");
-        for (unsigned t = 0; lb && t < Tasks; ++t)
-            expect(note_seen[t] == t + 1, "release",
-                   "release read task %u's note as %u: it ran before the task let go", t,
-                   note_seen[t]);
     }
 };
 
