@@ -85,7 +85,8 @@ struct coherence_rr : scenario_base {
 };
 
 // LB: each task reads one variable then writes the other. C11 allows both reads to see 1;
-// Relacy never produces it (it has no load buffering): a known limit, pinned as "pass".
+// Relacy and RC11 never produce it (no load buffering): a known limit there, pinned as "pass";
+// the LKMM produces it (dpor-lkmm: weak-outcome).
 struct load_buffering : scenario_base {
     static constexpr const char* properties[] = {"weak-outcome"};
     static constexpr unsigned tasks = 2;
@@ -249,13 +250,16 @@ void register_litmus() {
     add<store_buffering>("sb/relaxed", order::relaxed, "SB with once accesses");
     add<store_buffering>("sb/mb", order::fences, "SB with smp_mb");
     add<coherence_rr>("corr", order::relaxed, "CoRR coherence");
-    add<load_buffering>("lb/relaxed", order::relaxed, "LB (known limit: never produced)");
-    add<two_stores_back>("two-stores-back", order::relaxed, "read 2 stores back (known limit)");
+    add<load_buffering>("lb/relaxed", order::relaxed,
+                        "LB (RC11 and Relacy never produce it; the LKMM does)");
+    add<two_stores_back>("two-stores-back", order::relaxed,
+                         "read 2 stores back (Relacy: never produced)");
     add<two_plus_two_w>("2+2w/relaxed", order::relaxed, "2+2W (Relacy: never produced)");
     add<two_plus_two_w>("2+2w/mb", order::fences, "2+2W with smp_mb");
     add<s_shape>("s/relaxed", order::relaxed, "S (Relacy: never produced)");
     add<s_shape>("s/release-acquire", order::rel_acq, "S, store_release/load_acquire");
-    add<wrc_wmb_rmb>("wrc/wmb-rmb", order::fences, "WRC+wmb+rmb (stronger than the LKMM)");
+    add<wrc_wmb_rmb>("wrc/wmb-rmb", order::fences,
+                     "WRC+wmb+rmb (forbidden by C11 fences, allowed by the LKMM)");
     add<cmpxchg_fail_unordered>("cmpxchg-fail-unordered", order::relaxed,
                                 "failed try_cmpxchg (Relacy: ordered, a limit)");
 }
