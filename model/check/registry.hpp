@@ -49,6 +49,9 @@ struct check {
     std::string config;  // human summary of the configuration
     check_budgets budgets;
     std::vector<check_engine> engines;  // in registration order; a few at most
+    // A twin of the checker's own: the variant's code with a test Env, or the API misused, that
+    // must fail to show a check can. Its violation is not the variant's (summaries keep it apart).
+    bool checker_twin = false;
 
     const check_engine* engine(const std::string& e) const {
         for (const check_engine& k : engines)
@@ -83,6 +86,12 @@ public:
         }
         check& have = checks_[at->second];
         for (check_engine& e : c.engines) have.engines.push_back(std::move(e));
+    }
+
+    // Marks a registered check a twin of the checker (check::checker_twin).
+    void mark_checker_twin(const std::string& name) {
+        const auto at = index_.find(name);
+        if (at != index_.end()) checks_[at->second].checker_twin = true;
     }
 
     const check* find(const std::string& name) const {

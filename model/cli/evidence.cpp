@@ -102,12 +102,28 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
     std::vector<std::string> variants;
     std::map<std::string, std::vector<std::string>> configs_of;  // variant -> configs
     std::map<std::string, std::size_t> order;                    // check name -> position
+    // The twins of the checker (check::checker_twin) are listed apart, after the variants, as
+    // one group whose configurations carry their variant: their violations are not the variant's.
+    static const std::string twins = "Twins of the checker";
+    auto group_of = [&](const check& c) { return c.checker_twin ? twins : c.variant; };
+    auto config_name = [&](const check& c) {
+        const std::string config = c.name.substr(c.name.rfind('/') + 1);
+        return c.checker_twin ? c.variant + "/" + config : config;
+    };
+    bool any_twin = false;
     for (const check& c : model::registry().all()) {
         if (c.algorithm != algorithm) continue;
+        if (c.checker_twin) {
+            any_twin = true;
+            configs_of[twins].push_back(config_name(c));
+            order[c.name] = order.size();
+            continue;
+        }
         if (!configs_of.count(c.variant)) variants.push_back(c.variant);
         configs_of[c.variant].push_back(c.name.substr(c.name.rfind('/') + 1));
         order[c.name] = order.size();
     }
+    if (any_twin) variants.push_back(twins);
     if (variants.empty()) {
         std::string known;
         for (const std::string& a : evidence_algorithms(t))
@@ -130,7 +146,7 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
         line_key k{row.engine, row.search.str(), row.tier, row.expected, {}};
         k.rank = {engine_rank(row.engine), search_rank(row.search), row.tier == "quick" ? 0 : 1,
                   row.expected == "pass" ? 0 : 1, row.engine + " " + k.search + " " + row.expected};
-        lines[c.variant][k].emplace_back(order.at(c.name), c.name.substr(c.name.rfind('/') + 1));
+        lines[group_of(c)][k].emplace_back(order.at(c.name), config_name(c));
     }
 
     // Per variant a bold name and a list, one item per line key; an item wraps at 80 columns
@@ -139,6 +155,9 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
     bool first_variant = true;
     for (const std::string& v : variants) {
         out << (first_variant ? "" : "\n") << "**" << v << "**";
+        if (v == twins)
+            out << ": a variant's code with a test Env, or the API misused;\n"
+                   "each must fail, and its violation is not the variant's.";
         first_variant = false;
         const auto it = lines.find(v);
         if (it == lines.end()) {

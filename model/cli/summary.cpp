@@ -60,15 +60,34 @@ bool colour_wanted(int fd) {
     return (no == nullptr || *no == '\0') && isatty(fd) == 1;
 }
 
+namespace {
+std::string bad_more(std::size_t bad) {
+    return bad > 1 ? ", ... " + std::to_string(bad - 1) + " more" : "";
+}
+}  // namespace
+
 std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
     std::map<std::string, std::size_t> position;  // check name -> registry position
     for (const check& c : model::registry().all()) position.emplace(c.name, position.size());
 
     std::vector<std::pair<std::string, std::vector<variant_line>>> algorithms;
+    // Per algorithm, the twins of the checker (check::checker_twin): kept out of the variants'
+    // lines (their violations are not the variants'), counted on a line of their own.
+    struct twins {
+        std::set<std::string> checks, differ;
+    };
+    std::map<std::string, twins> twins_of;
     for (const summary_row& r : rows) {
         auto a = std::find_if(algorithms.begin(), algorithms.end(),
                               [&](const auto& x) { return x.first == r.algorithm; });
         if (a == algorithms.end()) a = algorithms.insert(algorithms.end(), {r.algorithm, {}});
+        const check* ck = model::find_check(r.check);
+        if (ck && ck->checker_twin) {
+            twins& tw = twins_of[r.algorithm];
+            tw.checks.insert(r.check);
+            if (r.status != "ok") tw.differ.insert(r.check);
+            continue;
+        }
         auto v = std::find_if(a->second.begin(), a->second.end(),
                               [&](const variant_line& x) { return x.name == r.variant; });
         if (v == a->second.end()) v = a->second.insert(a->second.end(), {r.variant, {}, false});
@@ -175,10 +194,24 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
             }
             out << line << "\n";
         }
+        const auto tw = twins_of.find(algorithm);
+        if (tw != twins_of.end()) {
+            const std::size_t n = tw->second.checks.size(), bad = tw->second.differ.size();
+            std::string line =
+                "  + " + std::to_string(n) + " twin(s) of the checker, not of a variant: ";
+            line += bad == 0 ? paint("each fails as expected", "32", colour)
+                             : paint(std::to_string(bad) + " differ (" +
+                                         *tw->second.differ.begin() + bad_more(bad) + ")",
+                                     "1;31", colour);
+            out << line << "\n";
+        }
     }
     out << "(sound: every row passes; bad: a model shows a violation, with the smallest\n"
            " configuration that shows it; pass k/n: passes the k configurations it ran, of\n"
            " the n another model ran; !: a model whose rows differ from the table)\n";
+    if (!twins_of.empty())
+        out << "(twins of the checker: a variant's code with a test Env, or the API misused,\n"
+               " made to fail; their violations are not the variant's)\n";
     return out.str();
 }
 

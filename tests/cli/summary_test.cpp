@@ -132,4 +132,34 @@ TEST_F(cli_summary, evidence_and_the_totals_fit_80_columns) {
     EXPECT_EQ(wider_than_80(v.out), "") << v.out;
 }
 
+TEST_F(cli_summary, a_twin_of_the_checker_is_not_its_variant_s_violation) {
+    // walk-holes-short runs v6.7's pop with a test Env that hides a CPU: false-empty. It is the
+    // checker's twin, not a violation of v6.7; v6.7's own row beside it passes.
+    const std::string t = rows_table({{"coverage/objpool/v6.7/walk-holes-short", "dpor-rc11"},
+                                      {"coverage/objpool/v6.7/walk-holes", "dpor-rc11"}});
+    const result r = kverify({"verify", "--expected", t});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("  v6.7 "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("false-empty"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("+ 1 twin(s) of the checker, not of a variant: each fails as expected"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(wider_than_80(r.out), "") << r.out;
+    // The twin: a twin that passes where the table says it fails is shown, not hidden.
+    std::string text = slurp(t);
+    text.replace(text.find("\tfalse-empty\t"), 13, "\tpass\t");
+    spit(t, text);
+    const result d = kverify({"verify", "--expected", t});
+    EXPECT_EQ(d.status, 1) << d.out << d.err;
+    EXPECT_NE(d.out.find("1 differ (coverage/objpool/v6.7/walk-holes-short)"), std::string::npos)
+        << d.out;
+    // evidence lists the twins apart, their configurations with their variant
+    const result e = kverify({"evidence", "objpool"});
+    ASSERT_EQ(e.status, 0) << e.err;
+    const std::size_t twins = e.out.find("**Twins of the checker**");
+    ASSERT_NE(twins, std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("false-empty: v6.7/walk-holes-short", twins), std::string::npos);
+    EXPECT_EQ(e.out.substr(0, twins).find("walk-holes-short"), std::string::npos);
+}
+
 }  // namespace
