@@ -7,8 +7,8 @@
 // more than one task touches is an engine location here: each CPU is a token word (a task
 // waiting for a held CPU blocks until a release is read), the online and dying masks are seq_cst
 // words, the global migration budget is a word every migration decrements, and a task's end is a
-// flag word. State of one CPU is only touched by the task holding its token, and state of one task
-// only by that task, so both stay plain.
+// flag word. State of one CPU is kept by the task holding its token and travels in the token's
+// value to the next holder, and state of one task is only touched by that task, so both stay plain.
 #pragma once
 
 #include <cstdint>
@@ -238,9 +238,12 @@ struct engine {
         unsigned initial_ = 0;
     };
 
-    // A CPU as a token: word = (generation << 8) | (holder + 1), 0 in the low byte when free.
-    // Acquire and release pair, so the task arriving on a CPU sees what the leaving one did
-    // there (the run-queue lock's ordering).
+    // A CPU as a token: word = (state << 32) | (generation << 8) | (holder + 1), 0 in the low
+    // byte when free. Acquire and release pair, so the task arriving on a CPU sees what the
+    // leaving one did there (the run-queue lock's ordering). `state` is the kernel's word for
+    // the CPU's own state (kernel::handoff_word): the release stores it and the take returns it,
+    // so a holder starts from exactly what the release it read left, even one that runs later in
+    // the engine's order (load buffering).
     class cpu_token {
     public:
         void init(unsigned /*cpu*/, bool handoff, src_loc l) {
@@ -248,25 +251,27 @@ struct engine {
             handoff_ = handoff;
             dpor::rt::init_atomic(&w_, 8, 0, l);
         }
-        void acquire(unsigned task, src_loc l) { take(task, ~dpor::value_t{0}, l); }
-        void release(src_loc l) {
+        std::uint32_t acquire(unsigned task, src_loc l) { return take(task, ~dpor::value_t{0}, l); }
+        void release(std::uint32_t state, src_loc l) {
             const unsigned gen = ++gen_[dpor::rt::thread()];
             dpor::rt::annotate_next(dpor::lk::release);
-            dpor::rt::store(&w_, dpor::value_t{gen} << 8, dpor::mo::release,
-                            l);  // pairs with take
+            dpor::rt::store(&w_, word(state, gen), dpor::mo::release, l);  // pairs with take
         }
         // Preempted in place: give the CPU up, and take it back only after another task held
         // it (a preemption no other task uses changes nothing: that execution is cut).
-        void yield_to_waiter(unsigned task, src_loc l) {
-            release(l);
-            take(task, dpor::value_t{gen_[dpor::rt::thread()]} << 8, l);
+        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, src_loc l) {
+            release(state, l);
+            return take(task, word(state, gen_[dpor::rt::thread()]), l);
         }
         // Whether a task may be waiting: unknown without an event, so whenever CPUs can change
         // hands (a migration budget, or more tasks than CPUs).
         bool contended() const { return handoff_; }
 
     private:
-        void take(unsigned task, dpor::value_t not_this, src_loc l) {
+        static dpor::value_t word(std::uint32_t state, unsigned gen) {
+            return dpor::value_t{state} << 32 | dpor::value_t{gen & 0xffffff} << 8;
+        }
+        std::uint32_t take(unsigned task, dpor::value_t not_this, src_loc l) {
             // Under the LKMM acquire and release as well: the acquire read is ordered before all
             // that follows it, so no load-buffering revisit keeps an event after it unchanged
             // (what the holder computes from the generation needs no dependency of its own).
@@ -278,7 +283,8 @@ struct engine {
             dpor::rt::annotate_next(dpor::lk::acquire, nullptr, 0, &read, 1);
             if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("wait", l);
-            gen_[dpor::rt::thread()] = unsigned(v >> 8);
+            gen_[dpor::rt::thread()] = unsigned(v >> 8 & 0xffffff);
+            return std::uint32_t(v >> 32);
         }
         std::uint64_t w_ = 0;
         // The generation as each engine thread took the CPU, from its own read: under load

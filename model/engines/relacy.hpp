@@ -250,7 +250,8 @@ struct engine {
         return rq[cpu];
     }
 
-    // A CPU as a token held by one task at a time.
+    // A CPU as a token held by one task at a time, with the kernel's word for the CPU's own
+    // state (kernel::handoff_word) from one holder to the next.
     class cpu_token {
     public:
         void init(unsigned cpu, bool handoff, src_loc) {
@@ -258,8 +259,9 @@ struct engine {
             holder_ = -1;
             waiters_ = 0;
             handoff_ = handoff;
+            state_ = 0;
         }
-        void acquire(unsigned task, src_loc l) {
+        std::uint32_t acquire(unsigned task, src_loc l) {
             if (holder_ >= 0 && holder_ != int(task)) {
                 ++waiters_;
                 while (holder_ >= 0) rl::ctx().yield(1, info(l));  // the runner of cpu goes first
@@ -267,15 +269,17 @@ struct engine {
             }
             holder_ = int(task);
             sync(l);  // pairs with the one in release
+            return state_;
         }
-        void release(src_loc l) {
+        void release(std::uint32_t state, src_loc l) {
             sync(l);  // pairs with the one in acquire
+            state_ = state;
             holder_ = -1;
         }
         // Preempted in place: give the CPU to a waiting task, then wait for it again.
-        void yield_to_waiter(unsigned task, src_loc l) {
-            release(l);
-            acquire(task, l);
+        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, src_loc l) {
+            release(state, l);
+            return acquire(task, l);
         }
         // Is a task waiting for this CPU (preemption is offered only then)?
         bool contended() const { return waiters_ > 0; }
@@ -290,6 +294,7 @@ struct engine {
         int holder_ = -1;
         unsigned waiters_ = 0;
         bool handoff_ = false;
+        std::uint32_t state_ = 0;
     };
 
     // A task's end, waited for by other tasks (the scenario's wait_for): a Relacy semaphore, so

@@ -10,14 +10,18 @@
 // running on this CPU), an NMI (none running), a migration of a preemptible task to another online
 // CPU, or, when another task may wait for this CPU, being preempted by it.
 //
-// State of one CPU is only touched by the task holding its token; state of one task only by that
-// task; what several tasks share (the masks, the migration budget, the tokens themselves) is the
-// engine's (model::engine). See model/ASSUMPTIONS.md for what this does and does not model.
+// State of one CPU is kept by the task holding its token, in a copy of its own, and travels with
+// the token to the next holder (the release stores it, the take reads it: see handoff below);
+// state of one task is only touched by that task; what several tasks share (the masks, the
+// migration budget, the tokens themselves) is the engine's (model::engine). See
+// model/ASSUMPTIONS.md for what this does and does not model.
 #pragma once
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -88,22 +92,34 @@ struct violation_record {
     src_loc loc{"", 0, ""};
 };
 
+// Interrupts of one kind deliverable per CPU at most: what a CPU's budget has left travels in 15
+// bits of its token's value (kernel::handoff_word).
+inline constexpr unsigned max_interrupt_budget = 0x7fff;
+
 class kernel {
 public:
+    // A CPU as its holder sees it. Each task keeps the state of the CPU it holds (task_state::on):
+    // under load buffering a task that takes a CPU may run, in the engine's order, before the
+    // release it reads from, so one shared copy would show it the CPU as the engine's order left
+    // it (the previous holder's last steps not yet run) instead of as that release did.
     struct cpu_state {
         bool irqs_off = false;
         bool in_irq = false;
         bool in_nmi = false;
         unsigned irq_left = 0;
         unsigned nmi_left = 0;
+        const void* held[4] = {};  // spinlocks this CPU holds (any of its contexts)
+    };
+    // The handlers of one CPU: set by the scenario's constructor, before any task runs.
+    struct cpu_handlers {
         handler_fn irq_fn = nullptr;
         void* irq_arg = nullptr;
         handler_fn nmi_fn = nullptr;
         void* nmi_arg = nullptr;
-        const void* held[4] = {};  // spinlocks this CPU holds (any of its contexts)
     };
     struct task_state {
         unsigned cpu = 0;
+        cpu_state on{};  // the CPU `cpu`, as this task holds it
         unsigned preempt_count = 0;
         ctx_kind stack[4] = {ctx_kind::task};
         unsigned depth = 0;  // 0: task context; >0: inside irq/nmi handlers
@@ -119,7 +135,16 @@ public:
     }
 
     // ----- run setup (the runners call these) -----
-    void configure(const kernel_config& cfg) noexcept { cfg_ = cfg; }
+    void configure(const kernel_config& cfg) noexcept {
+        for (unsigned c = 0; c < max_cpus; ++c)
+            if (cfg.irq_budget[c] > max_interrupt_budget ||
+                cfg.nmi_budget[c] > max_interrupt_budget) {
+                std::fprintf(stderr, "kverify: internal error: an interrupt budget above %u\n",
+                             max_interrupt_budget);
+                std::abort();
+            }
+        cfg_ = cfg;
+    }
     const kernel_config& config() const noexcept { return cfg_; }
     void reset_run() noexcept { violation_ = violation_record{}; }
 
@@ -133,9 +158,7 @@ public:
         // Only when CPUs can change hands does the run-queue handoff matter.
         const bool handoff = cfg_.migration_budget > 0 || cfg_.nr_tasks > cfg_.online.weight();
         for (unsigned c = 0; c < max_cpus; ++c) {
-            cpus_[c] = cpu_state{};
-            cpus_[c].irq_left = cfg_.irq_budget[c];
-            cpus_[c].nmi_left = cfg_.nmi_budget[c];
+            handlers_[c] = cpu_handlers{};
             tokens_[c].init(c, handoff, here);
         }
         for (unsigned t = 0; t < max_tasks; ++t) {
@@ -146,32 +169,39 @@ public:
         online_.init(cfg_.online.bits(), here);
         dying_.init(0, here);
         harness_cpu_ = cfg_.online.next(-1);
+        harness_on_ = from_handoff(harness_cpu_, 0);
         warnings_ = 0;
         in_invariant_ = false;
         engine::labeler() = &label_for_trace;
     }
 
     void set_irq_handler(unsigned cpu, handler_fn fn, void* arg) noexcept {
-        cpus_[cpu].irq_fn = fn;
-        cpus_[cpu].irq_arg = arg;
+        handlers_[cpu].irq_fn = fn;
+        handlers_[cpu].irq_arg = arg;
     }
     void set_nmi_handler(unsigned cpu, handler_fn fn, void* arg) noexcept {
-        cpus_[cpu].nmi_fn = fn;
-        cpus_[cpu].nmi_arg = arg;
+        handlers_[cpu].nmi_fn = fn;
+        handlers_[cpu].nmi_arg = arg;
     }
-    // CPU on whose behalf code outside task bodies (scenario constructor, after()) runs.
-    void set_harness_cpu(unsigned cpu) noexcept { harness_cpu_ = cpu; }
+    // CPU on whose behalf code outside task bodies (scenario constructor, after()) runs; the
+    // harness keeps a state of it of its own (it never shares a CPU with a task: it runs before
+    // and after all of them).
+    void set_harness_cpu(unsigned cpu) noexcept {
+        harness_cpu_ = cpu;
+        harness_on_ = from_handoff(cpu, 0);
+    }
 
     void task_start(unsigned task) {
         task_state& t = tasks_[task];
-        tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start"));
+        t.on =
+            from_handoff(t.cpu, tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start")));
         t.running = true;
     }
     void task_finish(unsigned task) {
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
-        tokens_[t.cpu].release(src_loc("kernel", 0, "task end"));
+        tokens_[t.cpu].release(handoff_word(t.cpu, t.on), src_loc("kernel", 0, "task end"));
     }
 
     // ----- queries -----
@@ -181,19 +211,18 @@ public:
     unsigned current_cpu() const noexcept {
         return in_body() ? tasks_[engine::thread_index()].cpu : harness_cpu_;
     }
-    cpu_state& cpu(unsigned c) noexcept { return cpus_[c]; }
     task_state* current_task() noexcept {
         return in_body() ? &tasks_[engine::thread_index()] : nullptr;
     }
     // Irqs are disabled in NMI context too, as in the kernel.
     bool irqs_disabled() const noexcept {
-        const cpu_state& c = cpus_[current_cpu()];
+        const cpu_state& c = here();
         return c.irqs_off || c.in_nmi;
     }
     bool preemptible() const noexcept {
         if (!in_body()) return false;  // harness code is never preempted
         const task_state& t = tasks_[engine::thread_index()];
-        return t.depth == 0 && t.preempt_count == 0 && !cpus_[t.cpu].irqs_off;
+        return t.depth == 0 && t.preempt_count == 0 && !t.on.irqs_off;
     }
     unsigned warnings() const noexcept { return warnings_; }
     // Hotplug state: changed by scenarios at delivery points, read by algorithms (the engine's
@@ -220,12 +249,12 @@ public:
         if (task_state* t = current_task()) --t->preempt_count;
     }
     unsigned long irq_save() noexcept {
-        cpu_state& c = cpus_[current_cpu()];
+        cpu_state& c = here();
         const unsigned long was_off = c.irqs_off ? 1 : 0;
         c.irqs_off = true;
         return was_off;
     }
-    void irq_restore(unsigned long flags) noexcept { cpus_[current_cpu()].irqs_off = flags != 0; }
+    void irq_restore(unsigned long flags) noexcept { here().irqs_off = flags != 0; }
 
     // The kernel's debug-preempt check (smp_processor_id, __this_cpu_* while preemptible).
     void check_preemption_disabled(const char* what, src_loc loc) {
@@ -242,21 +271,20 @@ public:
     // Spinlocks held per CPU: a context that spins on a lock its own CPU holds (an interrupt
     // handler on the holder's CPU, or a task taking it twice) can never get it.
     void lock_acquiring(const void* lock, src_loc loc) {
-        const cpu_state& c = cpus_[current_cpu()];
-        for (const void* h : c.held)
+        for (const void* h : here().held)
             if (h == lock)
                 fail(kernel_class::self_deadlock, loc, "spin_lock on a lock cpu%u already holds",
                      current_cpu());
     }
     void lock_acquired(const void* lock) {
-        for (const void*& h : cpus_[current_cpu()].held)
+        for (const void*& h : here().held)
             if (h == nullptr) {
                 h = lock;
                 return;
             }
     }
     void lock_released(const void* lock) {
-        for (const void*& h : cpus_[current_cpu()].held)
+        for (const void*& h : here().held)
             if (h == lock) {
                 h = nullptr;
                 return;
@@ -282,9 +310,10 @@ public:
         for (;;) {
             const unsigned me = engine::thread_index();
             task_state& t = tasks_[me];
-            cpu_state& c = cpus_[t.cpu];
-            const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 && c.irq_fn;
-            const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && c.nmi_fn;
+            const cpu_state& c = t.on;
+            const cpu_handlers& h = handlers_[t.cpu];
+            const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 && h.irq_fn;
+            const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && h.nmi_fn;
             const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
             unsigned targets[max_cpus];
             unsigned nr_targets = 0;
@@ -387,6 +416,33 @@ public:
 private:
     kernel() = default;
 
+    // The state of a CPU, in the CPU token's value from one holder to the next: the interrupts
+    // used of its budgets and its irqs-off flag. The rest needs nothing: a CPU changes hands in
+    // task context (no handler runs on it) and, except at a task's end, with preemption on (no
+    // spinlock held: spin_lock disables preemption); a task that ends holding a spinlock keeps
+    // it in its own copy, as no CPU's.
+    std::uint32_t handoff_word(unsigned cpu, const cpu_state& c) const noexcept {
+        const std::uint32_t irqs_used = cfg_.irq_budget[cpu] - c.irq_left;
+        const std::uint32_t nmis_used = cfg_.nmi_budget[cpu] - c.nmi_left;
+        return irqs_used | nmis_used << 15 | (c.irqs_off ? 1u << 30 : 0);
+    }
+    // The state of a CPU as a handoff word gives it (0: the CPU as it starts).
+    cpu_state from_handoff(unsigned cpu, std::uint32_t w) const noexcept {
+        cpu_state c;
+        c.irq_left = cfg_.irq_budget[cpu] - (w & max_interrupt_budget);
+        c.nmi_left = cfg_.nmi_budget[cpu] - (w >> 15 & max_interrupt_budget);
+        c.irqs_off = (w >> 30 & 1) != 0;
+        return c;
+    }
+
+    // The CPU the running code is on, as it holds it.
+    cpu_state& here() noexcept {
+        return in_body() ? tasks_[engine::thread_index()].on : harness_on_;
+    }
+    const cpu_state& here() const noexcept {
+        return in_body() ? tasks_[engine::thread_index()].on : harness_on_;
+    }
+
     static void label_for_trace(char* buf, std::size_t n, src_loc loc) {
         const kernel& k = get();
         char ctx[64];
@@ -415,7 +471,8 @@ private:
         const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         const unsigned cpu = t.cpu;
-        cpu_state& c = cpus_[cpu];
+        cpu_state& c = t.on;  // a handler never migrates (no migration at depth > 0)
+        const cpu_handlers& h = handlers_[cpu];
         const bool irq = kind == ctx_kind::irq;
         const bool saved_irqs_off = c.irqs_off;
         if (irq) {
@@ -431,7 +488,7 @@ private:
         // The handler runs inline on this task's engine thread: the control dependencies of the
         // code it interrupted do not reach its events.
         engine::handler_begin();
-        (irq ? c.irq_fn : c.nmi_fn)(cpu, irq ? c.irq_arg : c.nmi_arg);
+        (irq ? h.irq_fn : h.nmi_fn)(cpu, irq ? h.irq_arg : h.nmi_arg);
         engine::handler_end();
         log(loc, "%s exit on cpu%u", irq ? "irq" : "nmi", cpu);
         --t.depth;
@@ -449,25 +506,27 @@ private:
         migrations_.take(loc);
         ++t.migrated;
         log(loc, "migrate T%u cpu%u -> cpu%u", me, t.cpu, to);
-        tokens_[t.cpu].release(loc);
+        tokens_[t.cpu].release(handoff_word(t.cpu, t.on), loc);
         t.cpu = to;
-        tokens_[to].acquire(me, loc);
+        t.on = from_handoff(to, tokens_[to].acquire(me, loc));
     }
 
     void preempted(src_loc loc) {
         const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         log(loc, "T%u preempted on cpu%u", me, t.cpu);
-        tokens_[t.cpu].yield_to_waiter(me, loc);
+        t.on =
+            from_handoff(t.cpu, tokens_[t.cpu].yield_to_waiter(me, handoff_word(t.cpu, t.on), loc));
     }
 
     kernel_config cfg_{};
-    cpu_state cpus_[max_cpus]{};
+    cpu_handlers handlers_[max_cpus]{};
     engine::cpu_token tokens_[max_cpus]{};
     task_state tasks_[max_tasks]{};
     engine::budget_word migrations_{};
     engine::shared_mask online_{}, dying_{};
     unsigned harness_cpu_ = 0;
+    cpu_state harness_on_{};  // the harness's CPU, as the harness holds it
     unsigned warnings_ = 0;
     bool in_invariant_ = false;
     violation_record violation_{};

@@ -344,6 +344,43 @@ struct bad_program : scenario_base {
     }
 };
 
+// The state of a CPU goes with the CPU from one holder to the next (kernel.hpp, handoff_word):
+// cpu1's one IRQ is delivered at most once, to whichever task holds cpu1 when it comes (mode 0,
+// must pass), and the task that migrates to cpu1 after cpu1's first holder leaves it unused can
+// take it (mode 1, the twin: must fail). Each task writes inside an irq_save section, so a
+// holder that sees another's irqs-off flag (or budget) offers other choices. Under the LKMM the
+// task arriving on cpu1 may run, in the engine's order, before the release it reads from.
+struct cpu_state_handoff : scenario_base {
+    static constexpr const char* properties[] = {"irq-budget", "irq-after-migration"};
+    static constexpr unsigned tasks = 2;
+    static constexpr bool lkmm_ready = true;
+    using params = kparams;
+    E::atomic<int> word[tasks];
+    unsigned irqs_run[tasks] = {};  // per task (an IRQ runs on its thread): bookkeeping
+    int mode;
+    explicit cpu_state_handoff(const params& p) : mode(p.mode) {
+        E::set_irq_handler(1, on_irq, this);
+    }
+    static void on_irq(unsigned, void* self) {
+        auto* s = static_cast<cpu_state_handoff*>(self);
+        const int t = current_task_index();
+        ++s->irqs_run[t];
+        if (s->mode == 1)
+            expect(t != 0, "irq-after-migration", "task 0 took cpu1's IRQ after migrating there");
+    }
+    void task(unsigned t) {
+        {
+            irq_save_guard<E> g;
+            E::write_once(word[t], 1);
+        }
+        E::write_once(word[t], 2);
+    }
+    void after() {
+        const unsigned n = irqs_run[0] + irqs_run[1];
+        expect(n <= 1, "irq-budget", "cpu1 took %u IRQs, its budget is 1", n);
+    }
+};
+
 template <class S>
 void add(const std::string& name, const std::string& what, kernel_config k, int mode) {
     kparams p;
@@ -375,6 +412,12 @@ void register_checks() {
     mig.migration_budget = 1;
     add<stale_cpu>("migration-stale-cpu-id", "2 cpus, 1 migration, preemptible", mig, 0);
     add<stale_cpu>("migration-blocked-by-preempt-off", "2 cpus, 1 migration, preempt off", mig, 1);
+    kernel_config mig_irq1 = mig;
+    mig_irq1.irq_budget[1] = 1;
+    add<cpu_state_handoff>("migration-keeps-irq-budget", "2 cpus, 1 migration, 1 IRQ on cpu1",
+                           mig_irq1, 0);
+    add<cpu_state_handoff>("migration-irq-reachable",
+                           "the same, the IRQ in the migrated task (twin)", mig_irq1, 1);
 
     const kernel_config plain = one_cpu();
     add<debug_preempt>("nocheck-op-preemptible", "__this_cpu_add preemptible", plain, 0);
