@@ -4,6 +4,7 @@
 // acyclicity). Events are numbered 0..n-1 by the model that builds them. Internal to model/dpor.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,7 +38,19 @@ public:
             if (x) return false;
         return true;
     }
+    evset& operator|=(const evset& o) {
+        for (std::size_t k = 0; k < w_.size(); ++k) w_[k] |= o.w_[k];
+        return *this;
+    }
+    // f(i) for every element i, ascending.
+    template <class F>
+    void for_each(F f) const {
+        for (std::size_t kw = 0; kw < w_.size(); ++kw)
+            for (std::uint64_t bits = w_[kw]; bits; bits &= bits - 1)
+                f(kw * 64 + std::size_t(__builtin_ctzll(bits)));
+    }
     const std::vector<std::uint64_t>& words() const { return w_; }
+    std::vector<std::uint64_t>& words() { return w_; }
 
 private:
     std::size_t n_;
@@ -59,6 +72,38 @@ public:
         for (std::uint64_t x : m_)
             if (x) return false;
         return true;
+    }
+    // Adds (i, j) for every j in [lo, hi): a row by words, where one pair at a time would cost
+    // a loop over every pair of events.
+    void add_range(std::size_t i, std::size_t lo, std::size_t hi) {
+        std::uint64_t* row = &m_[i * wpr_];
+        while (lo < hi) {
+            const std::size_t w = lo >> 6, b = lo & 63;
+            const std::size_t span = std::min<std::size_t>(64 - b, hi - lo);
+            const std::uint64_t mask =
+                span == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << span) - 1) << b;
+            row[w] |= mask;
+            lo += span;
+        }
+    }
+    // Adds (i, j) for every j in s.
+    void add_row(std::size_t i, const evset& s) {
+        for (std::size_t k = 0; k < wpr_; ++k) m_[i * wpr_ + k] |= s.words()[k];
+    }
+    // The events j with (i, j): row i.
+    evset row(std::size_t i) const {
+        evset s(n_);
+        for (std::size_t k = 0; k < wpr_; ++k) s.words()[k] = m_[i * wpr_ + k];
+        return s;
+    }
+    // The image of a set: the events j with (i, j) for some i in s (the row of s ; r).
+    evset image(const evset& s) const {
+        evset out(n_);
+        std::uint64_t* o = out.words().data();
+        s.for_each([&](std::size_t i) {
+            for (std::size_t k = 0; k < wpr_; ++k) o[k] |= m_[i * wpr_ + k];
+        });
+        return out;
     }
 
     static relation identity(std::size_t n) {
