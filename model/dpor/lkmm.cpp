@@ -575,15 +575,20 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
     if (!hb.acyclic()) return false;
 
     // ---- propagation: acyclic ----
-    const relation pb = prop.seq(strong_fence).seq(hb.star()).to(Marked);
-    if (!pb.acyclic()) return false;
+    // pb = prop ; strong-fence ; hb* ; [Marked] is acyclic iff P | hb is, with P = prop ;
+    // strong-fence ; [Marked]: hb is acyclic (above), so a cycle of P | hb has a P edge, and
+    // its P edges each with the hb path after it are pb edges (an hb edge starts at a Marked
+    // event); and each pb edge is a P edge and an hb path. For the same reason
+    // (hb | pb)* = (hb | P)* (below), and hb* is never needed.
+    const relation prop_sf = prop.seq(strong_fence).to(Marked);
+    if (!(prop_sf | hb).acyclic()) return false;
 
     // ---- plain accesses: plain-coherence, and the flags (no RCU: rb is empty) ----
     if (plain.empty() && !flags) return true;
     const relation mk = relation::id(Marked);
     const evset IWs = f.set(t_iw);
     const evset Noreturn_c = evset(n) | (f.set(~0u) - Noreturn);  // ~Noreturn
-    const relation xbstar = (hb | pb).star();
+    const relation xbstar = (hb | prop_sf).star();                // (hb | pb)*
     const relation pre_race = ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
     const relation rmb_nr = relation::id(R4rmb).seq(fencerel(t_frmb)).to(Noreturn_c);
     const relation nr_rmb = relation::id(Noreturn_c).seq(fencerel(t_frmb)).to(R4rmb);
