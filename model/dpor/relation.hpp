@@ -232,42 +232,44 @@ public:
     }
 
 private:
-    // The least j >= from with (i, j) in the relation, or n.
-    std::size_t next_in_row(std::size_t i, std::size_t from) const {
-        for (std::size_t kw = from >> 6; kw < wpr_; ++kw) {
-            std::uint64_t bits = m_[i * wpr_ + kw];
-            if (kw == from >> 6) bits &= ~std::uint64_t{0} << (from & 63);
-            if (bits) return kw * 64 + std::size_t(__builtin_ctzll(bits));
-        }
-        return n_;
-    }
-
     std::size_t n_, wpr_;
     std::vector<std::uint64_t> m_;
 };
 
 inline bool relation::acyclic() const {
-    // Iterative DFS with colours: 0 unseen, 1 on the stack, 2 done.
-    std::vector<std::uint8_t> colour(n_, 0);
-    std::vector<std::pair<std::size_t, std::size_t>> stack;  // node, next successor to try
+    // Depth-first search on whole words: at node v, its successors not done yet are
+    // row(v) & ~done; one of them on the stack closes a cycle, and the lowest is visited next.
+    // So a node costs its row's words (a word cursor per stack entry: below it every successor
+    // was done when the cursor passed, and done only grows), not one step per edge.
+    thread_local std::vector<std::uint64_t> done, on_stack;
+    thread_local std::vector<std::pair<std::size_t, std::size_t>> stack;  // node, word cursor
+    done.assign(wpr_, 0);
+    on_stack.assign(wpr_, 0);
+    auto bit = [](std::size_t j) { return std::uint64_t{1} << (j & 63); };
     for (std::size_t s = 0; s < n_; ++s) {
-        if (colour[s]) continue;
-        stack.emplace_back(s, 0);
-        colour[s] = 1;
+        if (done[s >> 6] & bit(s)) continue;
+        stack.assign(1, {s, 0});
+        on_stack[s >> 6] |= bit(s);
         while (!stack.empty()) {
-            auto& [v, next] = stack.back();
-            std::size_t j = next_in_row(v, next);
-            if (j == n_) {
-                colour[v] = 2;
+            auto& [v, k] = stack.back();
+            const std::uint64_t* row = &m_[v * wpr_];
+            std::size_t next = n_;
+            for (; k < wpr_; ++k) {
+                const std::uint64_t open = row[k] & ~done[k];
+                if (open & on_stack[k]) return false;
+                if (open) {
+                    next = k * 64 + std::size_t(__builtin_ctzll(open));
+                    break;
+                }
+            }
+            if (next == n_) {
+                done[v >> 6] |= bit(v);
+                on_stack[v >> 6] &= ~bit(v);
                 stack.pop_back();
                 continue;
             }
-            next = j + 1;
-            if (colour[j] == 1) return false;
-            if (colour[j] == 0) {
-                colour[j] = 1;
-                stack.emplace_back(j, 0);
-            }
+            on_stack[next >> 6] |= bit(next);
+            stack.emplace_back(next, 0);
         }
     }
     return true;
