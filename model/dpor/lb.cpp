@@ -140,16 +140,20 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
             for (std::uint32_t i = 0; i < keep[t].size(); ++i) {
                 if (!keep[t][i] || (t == r.t && i == r.i)) continue;
                 const event& x = gr.th[t][i];
-                bool drop = x.kind == ek::hole;
-                if (x.is_read() && !kept(x.rf) && i + 1 != last) drop = true;
-                if (x.is_write() && x.rmw != rmw_op::none && i > 0 && !keep[t][i - 1]) drop = true;
-                if (x.is_read() && x.rmw != rmw_op::none && x.rmw_succeeds() &&
-                    i + 1 < keep[t].size() && !keep[t][i + 1])
-                    drop = true;
-                if (const dep_rec* d = gr.deps_of(x))
-                    for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque})
-                        for (std::uint32_t k : *v)
-                            if (k < keep[t].size() && !keep[t][k]) drop = true;
+                bool drop = x.kind == ek::hole || (x.is_read() && !kept(x.rf) && i + 1 != last) ||
+                            (x.is_write() && x.rmw != rmw_op::none && i > 0 && !keep[t][i - 1]) ||
+                            (x.is_read() && x.rmw != rmw_op::none && x.rmw_succeeds() &&
+                             i + 1 < keep[t].size() && !keep[t][i + 1]);
+                if (!drop)  // (the first dependency not kept decides)
+                    if (const dep_rec* d = gr.deps_of(x))
+                        for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque}) {
+                            for (std::uint32_t k : *v)
+                                if (k < keep[t].size() && !keep[t][k]) {
+                                    drop = true;
+                                    break;
+                                }
+                            if (drop) break;
+                        }
                 if (drop) {
                     keep[t][i] = 0;
                     changed = true;

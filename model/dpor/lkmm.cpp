@@ -322,6 +322,7 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
     thread_local std::vector<std::uintptr_t> locs;
     thread_local std::vector<eid> members, co_list;
     thread_local std::vector<std::vector<std::uint32_t>> adj;
+    thread_local std::vector<std::uint32_t> co_succ;
     thread_local std::vector<std::uint8_t> colour;
     thread_local dfs_stack stack;
     locs.assign(1, g.at(r).loc);
@@ -351,17 +352,19 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
         if (co_it != g.co.end())
             for (eid x : co_it->second)
                 if (kept(x)) co_list.push_back(x);
-        auto co_next = [&](eid x) {
-            const auto it = std::find(co_list.begin(), co_list.end(), x);
-            return it == co_list.end() || it + 1 == co_list.end() ? eid{} : *(it + 1);
-        };
         adj.resize(m);
         for (auto& a : adj) a.clear();
         auto edge = [&](eid from, eid to) {
             const std::uint32_t a = local(from), b = local(to);
             if (a < m && b < m) adj[a].push_back(b);
         };
-        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) edge(co_list[j], co_list[j + 1]);
+        // Per member, the member right after it in coherence (m: none), for fr.
+        co_succ.assign(m, m);
+        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) {
+            edge(co_list[j], co_list[j + 1]);
+            const std::uint32_t a = local(co_list[j]);
+            if (a < m) co_succ[a] = local(co_list[j + 1]);
+        }
         for (std::uint32_t k = 0; k < m; ++k) {
             const eid x = members[k];
             if (k + 1 < m && members[k + 1].t == x.t) edge(x, members[k + 1]);
@@ -374,8 +377,8 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
                 from = co_list.empty() ? eid{} : co_list.back();
             if (!from.valid()) continue;
             edge(from, x);
-            const eid next = co_next(from);
-            if (next.valid()) edge(x, next);
+            const std::uint32_t fl = local(from);
+            if (fl < m && co_succ[fl] < m) adj[k].push_back(co_succ[fl]);
         }
         if (!adjacency_acyclic(adj, m, colour, stack)) return false;
     }
