@@ -94,41 +94,94 @@ void explorer::complete_rmw(graph& gr, eid r) {
     post_replay_writes_.push_back(we);
 }
 
-fingerprint fingerprint_of(const std::string& text) {
-    // FNV-1a, and a multiply-xorshift mix with another seed.
-    fingerprint f{1469598103934665603ull, 0x9e3779b97f4a7c15ull};
-    for (unsigned char c : text) {
-        f.a = (f.a ^ c) * 1099511628211ull;
-        f.b = (f.b + c) * 0xff51afd7ed558ccdull;
-        f.b ^= f.b >> 29;
-    }
-    return f;
-}
-
 namespace {
-// What the exploration from a graph depends on: the graph (graph::canonical) and, per event,
-// its place in the insertion order and the flags the revisits read (revisitable, added with the
-// default choice, repaired, speculative). Two graphs equal in all of it explore the same
-// subtree, so the second is not run; equal in the canonical text alone they may not (a revisit
-// depends on which event was added first), and skipping one lost executions.
-std::string start_key(const graph& g) {
-    std::string k = g.canonical();
-    std::vector<std::uint32_t> stamps;
+// 64-bit words hashed into a fingerprint: two independent mixes (splitmix64's finaliser on
+// different seeds and inputs).
+class word_hash {
+public:
+    void add(std::uint64_t x) {
+        f_.a = mix(f_.a ^ x);
+        f_.b = mix(f_.b + x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
+    }
+    fingerprint get() const { return f_; }
+
+private:
+    static std::uint64_t mix(std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    fingerprint f_{1469598103934665603ull, 0x9e3779b97f4a7c15ull};
+};
+
+// What graph::canonical() writes, hashed from the graph's fields without writing the text (the
+// text cost most of a fingerprint): per thread its events (kind; a read's class, location rank,
+// value and write; a write's class, location rank and value; a fence's order; a choice's
+// outcome), then per location in rank order its coherence order. Locations are ranked by
+// address, as there. With `start`, also what start_key adds.
+fingerprint graph_fingerprint(const graph& g, bool start) {
+    std::vector<std::uintptr_t> locs;
     for (const auto& t : g.th)
-        for (const event& e : t) stamps.push_back(e.stamp);
-    std::vector<std::uint32_t> order = stamps;
+        for (const event& e : t)
+            if (e.is_access()) locs.push_back(e.loc);
+    std::sort(locs.begin(), locs.end());
+    locs.erase(std::unique(locs.begin(), locs.end()), locs.end());
+    auto rank = [&](std::uintptr_t l) {
+        return std::uint64_t(std::lower_bound(locs.begin(), locs.end(), l) - locs.begin());
+    };
+    word_hash h;
+    h.add(g.th.size());
+    for (const auto& t : g.th) {
+        h.add(t.size());
+        for (const event& e : t) {
+            h.add(std::uint64_t(e.kind));
+            switch (e.kind) {
+                case ek::read:
+                    h.add(e.full ? 2 : e.rmw != rmw_op::none ? 1 : 0);
+                    h.add(rank(e.loc));
+                    h.add(e.val);
+                    h.add(std::uint64_t(e.rf.t) << 32 | e.rf.i);
+                    break;
+                case ek::write:
+                    h.add(e.init);
+                    h.add(rank(e.loc));
+                    h.add(e.val);
+                    break;
+                case ek::fence:
+                    h.add(std::uint64_t(e.order));
+                    break;
+                case ek::choice:
+                    h.add(e.val);
+                    break;
+                case ek::block:
+                case ek::hole:
+                    break;
+            }
+        }
+    }
+    for (const std::uintptr_t l : locs) {
+        const auto& list = g.co.at(l);
+        h.add(list.size());
+        for (const eid w : list) h.add(std::uint64_t(w.t) << 32 | w.i);
+    }
+    if (!start) return h.get();
+    // What the exploration from a graph depends on besides the graph: per event its place in
+    // the insertion order and the flags the revisits read (revisitable, added with the default
+    // choice, repaired, speculative). Two graphs equal in all of it explore the same subtree,
+    // so the second is not run; equal in the graph alone they may not (a revisit depends on
+    // which event was added first), and skipping one lost executions.
+    std::vector<std::uint32_t> order;
+    for (const auto& t : g.th)
+        for (const event& e : t) order.push_back(e.stamp);
     std::sort(order.begin(), order.end());
-    std::size_t n = 0;
     for (const auto& t : g.th)
         for (const event& e : t) {
-            k += std::to_string(std::lower_bound(order.begin(), order.end(), stamps[n++]) -
-                                order.begin());
-            k += e.revisitable ? 'r' : '-';
-            k += e.added_max ? 'm' : '-';
-            k += e.ipr ? 'i' : '-';
-            k += e.speculative ? 's' : '-';
+            h.add(std::uint64_t(std::lower_bound(order.begin(), order.end(), e.stamp) -
+                                order.begin()));
+            h.add(unsigned(e.revisitable) | unsigned(e.added_max) << 1 | unsigned(e.ipr) << 2 |
+                  unsigned(e.speculative) << 3);
         }
-    return k;
+    return h.get();
 }
 }  // namespace
 
@@ -143,7 +196,7 @@ void explorer::apply(std::size_t ci, item it) {
             return;
         }
         // A graph already explored (lb.cpp: no maximality under the LKMM) is not run again.
-        if (!seen_starts_.insert(fingerprint_of(start_key(stack_[ci].g))).second) {
+        if (!seen_starts_.insert(graph_fingerprint(stack_[ci].g, true)).second) {
             if (bwd) stack_.pop_back();
             return;
         }
@@ -414,7 +467,7 @@ void explorer::finish_execution() {
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
     if (opt_.model == memory_model::lkmm &&
-        !seen_graphs_.insert(fingerprint_of(g().canonical())).second)
+        !seen_graphs_.insert(graph_fingerprint(g(), false)).second)
         return;
     if (violated_) {
         report(viol_cls_, viol_msg_, viol_where_);

@@ -39,7 +39,7 @@ namespace kverify::dpor::detail {
 
 using clock_type = std::chrono::steady_clock;
 
-// A graph's canonical text hashed to 128 bits (two independent 64-bit hashes): equal graphs have
+// A graph hashed to 128 bits (two independent 64-bit hashes, explore.cpp): equal graphs have
 // equal fingerprints; two different graphs share one with probability about 2^-128.
 struct fingerprint {
     std::uint64_t a = 0, b = 0;
@@ -50,7 +50,6 @@ struct fingerprint {
 struct fingerprint_hash {
     std::size_t operator()(const fingerprint& f) const { return std::size_t(f.a ^ (f.b << 1)); }
 };
-fingerprint fingerprint_of(const std::string& text);
 
 // An alternative left to explore, kept at the stamp of the event it changes.
 struct item {

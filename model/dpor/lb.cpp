@@ -140,16 +140,20 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
             for (std::uint32_t i = 0; i < keep[t].size(); ++i) {
                 if (!keep[t][i] || (t == r.t && i == r.i)) continue;
                 const event& x = gr.th[t][i];
-                bool drop = x.kind == ek::hole;
-                if (x.is_read() && !kept(x.rf) && i + 1 != last) drop = true;
-                if (x.is_write() && x.rmw != rmw_op::none && i > 0 && !keep[t][i - 1]) drop = true;
-                if (x.is_read() && x.rmw != rmw_op::none && x.rmw_succeeds() &&
-                    i + 1 < keep[t].size() && !keep[t][i + 1])
-                    drop = true;
-                if (const dep_rec* d = gr.deps_of(x))
-                    for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque})
-                        for (std::uint32_t k : *v)
-                            if (k < keep[t].size() && !keep[t][k]) drop = true;
+                bool drop = x.kind == ek::hole || (x.is_read() && !kept(x.rf) && i + 1 != last) ||
+                            (x.is_write() && x.rmw != rmw_op::none && i > 0 && !keep[t][i - 1]) ||
+                            (x.is_read() && x.rmw != rmw_op::none && x.rmw_succeeds() &&
+                             i + 1 < keep[t].size() && !keep[t][i + 1]);
+                if (!drop)  // (the first dependency not kept decides)
+                    if (const dep_rec* d = gr.deps_of(x))
+                        for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque}) {
+                            for (std::uint32_t k : *v)
+                                if (k < keep[t].size() && !keep[t][k]) {
+                                    drop = true;
+                                    break;
+                                }
+                            if (drop) break;
+                        }
                 if (drop) {
                     keep[t][i] = 0;
                     changed = true;
@@ -242,11 +246,33 @@ void explorer::lkmm_revisits(eid w) {
     }
 }
 
+namespace {
+// Drops the dependency records no event refers to any more (their events were cut away or made
+// holes): graph::deps only grows while events are added, so without this a context's graph,
+// run again for each of its alternatives, would carry and copy the records of every run.
+void drop_unused_deps(graph& gr) {
+    std::vector<std::uint32_t> to(gr.deps.size(), 0);  // old record + 1 -> new record + 1
+    std::vector<dep_rec> kept;
+    for (auto& t : gr.th)
+        for (event& e : t) {
+            if (!e.deps) continue;
+            std::uint32_t& m = to[e.deps - 1];
+            if (!m) {
+                kept.push_back(std::move(gr.deps[e.deps - 1]));
+                m = std::uint32_t(kept.size());
+            }
+            e.deps = m;
+        }
+    gr.deps = std::move(kept);
+}
+}  // namespace
+
 // An alternative under the LKMM: the cuts keep holes where later events stay; a backward
 // revisit builds its graph from the item's keep set. Returns the context to run.
 std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
     graph& gr = stack_[ci].g;
     gr.cut_to_stamp_holes(it.stamp);
+    drop_unused_deps(gr);
     auto lost = [](const graph& x) {
         for (const auto& t : x.th)
             for (const event& e : t)
@@ -303,6 +329,7 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
         return ci;
     }
     ng.cut_to_keep(keep);
+    drop_unused_deps(ng);
     event& r = ng.at(it.e);
     r.rf = it.w;
     r.val = ng.at(it.w).val;

@@ -322,6 +322,7 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
     thread_local std::vector<std::uintptr_t> locs;
     thread_local std::vector<eid> members, co_list;
     thread_local std::vector<std::vector<std::uint32_t>> adj;
+    thread_local std::vector<std::uint32_t> co_succ;
     thread_local std::vector<std::uint8_t> colour;
     thread_local dfs_stack stack;
     locs.assign(1, g.at(r).loc);
@@ -351,17 +352,19 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
         if (co_it != g.co.end())
             for (eid x : co_it->second)
                 if (kept(x)) co_list.push_back(x);
-        auto co_next = [&](eid x) {
-            const auto it = std::find(co_list.begin(), co_list.end(), x);
-            return it == co_list.end() || it + 1 == co_list.end() ? eid{} : *(it + 1);
-        };
         adj.resize(m);
         for (auto& a : adj) a.clear();
         auto edge = [&](eid from, eid to) {
             const std::uint32_t a = local(from), b = local(to);
             if (a < m && b < m) adj[a].push_back(b);
         };
-        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) edge(co_list[j], co_list[j + 1]);
+        // Per member, the member right after it in coherence (m: none), for fr.
+        co_succ.assign(m, m);
+        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) {
+            edge(co_list[j], co_list[j + 1]);
+            const std::uint32_t a = local(co_list[j]);
+            if (a < m) co_succ[a] = local(co_list[j + 1]);
+        }
         for (std::uint32_t k = 0; k < m; ++k) {
             const eid x = members[k];
             if (k + 1 < m && members[k + 1].t == x.t) edge(x, members[k + 1]);
@@ -374,8 +377,8 @@ bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<ch
                 from = co_list.empty() ? eid{} : co_list.back();
             if (!from.valid()) continue;
             edge(from, x);
-            const eid next = co_next(from);
-            if (next.valid()) edge(x, next);
+            const std::uint32_t fl = local(from);
+            if (fl < m && co_succ[fl] < m) adj[k].push_back(co_succ[fl]);
         }
         if (!adjacency_acyclic(adj, m, colour, stack)) return false;
     }
@@ -413,21 +416,35 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
             end_of[k] = b;
         }
     }
+    // spawn: the harness's events before the tasks start, to every task event; join: every task
+    // event to the harness's events after they end, numbers [join_from, end of thread 0).
+    const std::size_t end0 = n > 0 && f.ids[0].t == 0 ? end_of[0] : 0;
+    std::size_t join_from = 0;
+    while (join_from < end0 && f.ids[join_from].i < f.spawn_at) ++join_from;
     for (std::size_t a = 0; a < n; ++a) {
         const eid x = f.ids[a];
-        for (std::size_t b = a + 1; b < end_of[a]; ++b) po.add(a, b);
-        for (std::size_t b = 0; b < n; ++b) {
-            if (b >= start_of[a] && b < end_of[a]) continue;
-            ext.add(a, b);
-            if (spawned) {
-                // spawn: the harness's events before the tasks start; join: after they end.
-                const eid y = f.ids[b];
-                if ((x.t == 0 && x.i < f.spawn_at) || (y.t == 0 && y.i >= f.spawn_at)) sj.add(a, b);
-            }
+        po.add_range(a, a + 1, end_of[a]);
+        ext.add_range(a, 0, start_of[a]);
+        ext.add_range(a, end_of[a], n);
+        if (!spawned) continue;
+        if (x.t == 0 && x.i < f.spawn_at) {
+            sj.add_range(a, 0, start_of[a]);
+            sj.add_range(a, end_of[a], n);
+        } else if (x.t != 0) {
+            sj.add_range(a, join_from, end0);
         }
-        if (at(a).is_access())
-            for (std::size_t b = 0; b < n; ++b)
-                if (at(b).is_access() && at(a).loc == at(b).loc) loc.add(a, b);
+    }
+    {  // loc: the accesses of one location, a row per location
+        std::vector<std::pair<std::uintptr_t, std::uint32_t>> acc;
+        for (std::size_t k = 0; k < n; ++k)
+            if (at(k).is_access()) acc.emplace_back(at(k).loc, std::uint32_t(k));
+        std::sort(acc.begin(), acc.end());
+        for (std::size_t b = 0, e = 0; b < acc.size(); b = e) {
+            evset same(n);
+            for (e = b; e < acc.size() && acc[e].first == acc[b].first; ++e)
+                same.add(acc[e].second);
+            for (std::size_t x = b; x < e; ++x) loc.add_row(acc[x].second, same);
+        }
     }
     for (std::size_t k = 0; k < n; ++k) {
         const event& e = at(k);
@@ -486,10 +503,21 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
 
     // fencerel(K) = po ; [K] ; po. (Below, [S] ; r is r.from(S) and r ; [S] is r.to(S), and
     // a term that is empty for want of its fences is left out of its union.)
-    auto fencerel = [&](std::uint32_t kind) {
-        const evset thru = f.set(kind);
-        return thru.empty() ? relation(n) : po.to(thru).seq(po);
+    // By rows: a's row is what follows the first event of `thru` after a in its thread.
+    auto po_thru_po = [&](const evset& thru) {
+        relation r(n);
+        for (std::size_t e = n; e > 0;) {
+            const std::size_t s = start_of[e - 1], end = e;
+            std::size_t next = end;  // the first K event after the row's event, or none
+            for (std::size_t a = end; a-- > s;) {
+                if (next < end) r.add_range(a, next + 1, end);
+                if (thru.has(a)) next = a;
+            }
+            e = s;
+        }
+        return r;
     };
+    auto fencerel = [&](std::uint32_t kind) { return po_thru_po(f.set(kind)); };
     const relation po_opt = po.opt();
 
     // ---- fences ----
@@ -540,13 +568,9 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
                                      .from(Marked)
                                      .to(Marked)
                                      .seq(rmw_sequence);
-    const relation prop = (overwrite & ext)
-                              .opt()
-                              .from(Marked)
-                              .seq(cumul_fence.star())
-                              .to(Marked)
-                              .seq(rfe.opt())
-                              .to(Marked);
+    const relation cumul_star = cumul_fence.star();
+    const relation prop =
+        (overwrite & ext).opt().from(Marked).seq(cumul_star).to(Marked).seq(rfe.opt()).to(Marked);
 
     // ---- happens-before: acyclic ----
     const relation prop_int = (prop - relation::identity(n)) - ext;
@@ -554,46 +578,100 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
     if (!hb.acyclic()) return false;
 
     // ---- propagation: acyclic ----
-    const relation pb = prop.seq(strong_fence).seq(hb.star()).to(Marked);
-    if (!pb.acyclic()) return false;
+    // pb = prop ; strong-fence ; hb* ; [Marked] is acyclic iff P | hb is, with P = prop ;
+    // strong-fence ; [Marked]: hb is acyclic (above), so a cycle of P | hb has a P edge, and
+    // its P edges each with the hb path after it are pb edges (an hb edge starts at a Marked
+    // event); and each pb edge is a P edge and an hb path. For the same reason
+    // (hb | pb)* = (hb | P)* (below), and hb* is never needed.
+    const relation prop_sf = prop.seq(strong_fence).to(Marked);
+    if (!(prop_sf | hb).acyclic()) return false;
 
     // ---- plain accesses: plain-coherence, and the flags (no RCU: rb is empty) ----
     if (plain.empty() && !flags) return true;
     const relation mk = relation::id(Marked);
     const evset IWs = f.set(t_iw);
     const evset Noreturn_c = evset(n) | (f.set(~0u) - Noreturn);  // ~Noreturn
-    const relation xbstar = (hb | pb).star();
-    const relation vis = cumul_fence.star().seq(rfe.opt()).seq(mk).seq(
-        strong_fence.seq(mk).seq(xbstar) | (xbstar - ext));
+    const relation xbstar = (hb | prop_sf).star();                // (hb | pb)*
+    const relation pre_race = ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
     const relation rmb_nr = relation::id(R4rmb).seq(fencerel(t_frmb)).to(Noreturn_c);
     const relation nr_rmb = relation::id(Noreturn_c).seq(fencerel(t_frmb)).to(R4rmb);
-    const relation w_pre_bounded = mk.seq((addr | fence).opt());
-    const relation r_pre_bounded = mk.seq((addr | nonrw_fence | rmb_nr).opt());
-    const relation w_post_bounded = fence.opt().seq(mk).seq(rmw_sequence);
-    const relation r_post_bounded = (nonrw_fence | nr_rmb).opt().seq(mk);
-    const relation ww_vis = fence | strong_fence.seq(xbstar).seq(w_pre_bounded) |
-                            w_post_bounded.seq(vis).seq(w_pre_bounded);
-    const relation wr_vis = fence | strong_fence.seq(xbstar).seq(r_pre_bounded) |
-                            w_post_bounded.seq(vis).seq(r_pre_bounded);
-    const relation rw_xbstar = fence | r_post_bounded.seq(xbstar).seq(w_pre_bounded);
-    const relation pre_race = ext & (relation::cross(plain, M) | relation::cross(M - IWs, plain));
-    const relation wr_incoh = pre_race & rf & rw_xbstar.inverse();
-    const relation rw_incoh = pre_race & fr & wr_vis.inverse();
-    const relation ww_incoh = pre_race & co & ww_vis.inverse();
-    if (!(wr_incoh | rw_incoh | ww_incoh).empty()) return false;
+    // Plain-coherence and the data-race flag are judged on few pairs (pre-race: a plain access
+    // and a conflicting one of another thread, related by rf, fr or co), each against a row of
+    // rw-xbstar, wr-vis or ww-vis: computed here as the image of one event through the relations
+    // of its definition, instead of those relations whole (products over every pair of events).
+    const relation xbstar_int = xbstar - ext;
+    const relation w_pre_rel = addr | fence, r_pre_rel = addr | nonrw_fence | rmb_nr;
+    const relation r_post_rel = nonrw_fence | nr_rmb;
+    auto one = [&](std::size_t b) {
+        evset s(n);
+        s.add(b);
+        return s;
+    };
+    // v ; [Marked] ; rel?: w-pre-bounded and r-pre-bounded
+    auto pre = [&](const evset& v, const relation& rel) {
+        const evset m = v & Marked;
+        return m | rel.image(m);
+    };
+    // v ; vis
+    auto vis_of = [&](const evset& v) {
+        const evset v1 = cumul_star.image(v);
+        const evset v2 = (v1 | rfe.image(v1)) & Marked;
+        return xbstar.image(strong_fence.image(v2) & Marked) | xbstar_int.image(v2);
+    };
+    // b's rows of w-post-bounded (fence? ; [Marked] ; rmw-sequence) and r-post-bounded
+    // ((nonrw-fence | nr-rmb)? ; [Marked])
+    auto w_post = [&](std::size_t b) {
+        return rmw_sequence.image((one(b) | fence.row(b)) & Marked);
+    };
+    auto r_post = [&](std::size_t b) { return (one(b) | r_post_rel.row(b)) & Marked; };
+    // b's row of ww-vis (with w-pre-bounded) or wr-vis (with r-pre-bounded)
+    auto vis_row = [&](std::size_t b, const relation& pre_rel) {
+        return fence.row(b) | pre(xbstar.image(strong_fence.row(b)), pre_rel) |
+               pre(vis_of(w_post(b)), pre_rel);
+    };
+    auto ww_vis_row = [&](std::size_t b) { return vis_row(b, w_pre_rel); };
+    auto wr_vis_row = [&](std::size_t b) { return vis_row(b, r_pre_rel); };
+    auto rw_xbstar_row = [&](std::size_t b) {
+        return fence.row(b) | pre(xbstar.image(r_post(b)), w_pre_rel);
+    };
+    // Whether some (a, b) of cand has pred(a, b).
+    auto any_pair = [&](const relation& cand, auto pred) {
+        for (std::size_t a = 0; a < n; ++a) {
+            bool found = false;
+            cand.for_each_in_row(a, [&](std::size_t b) { found = found || pred(a, b); });
+            if (found) return true;
+        }
+        return false;
+    };
+    const relation pre_rf = pre_race & rf, pre_fr = pre_race & fr, pre_co = pre_race & co;
+    // wr-incoh, rw-incoh, ww-incoh: the pair reversed is in rw-xbstar, wr-vis, ww-vis.
+    if (any_pair(pre_rf, [&](std::size_t a, std::size_t b) { return rw_xbstar_row(b).has(a); }) ||
+        any_pair(pre_fr, [&](std::size_t a, std::size_t b) { return wr_vis_row(b).has(a); }) ||
+        any_pair(pre_co, [&](std::size_t a, std::size_t b) { return ww_vis_row(b).has(a); })) {
+        return false;
+    }
     if (!flags) return true;
-    const relation ww_nonrace =
-        ww_vis & (relation::cross(Marked, W) | rw_xbstar) & (relation::cross(W, Marked) | wr_vis);
-    const relation ww_race = (pre_race & co) - ww_nonrace;
-    const relation wr_race = ((pre_race & co.opt().seq(rf)) - wr_vis) - rw_xbstar.inverse();
-    const relation rw_race = (pre_race & fr) - rw_xbstar;
-    flags->data_race = !(ww_race | wr_race | rw_race).empty();
+    // ww-race: pre-race & co, less ww-nonrace = ww-vis & (Marked * W | rw-xbstar) &
+    // (W * Marked | wr-vis); wr-race: pre-race & co? ; rf, less wr-vis and rw-xbstar^-1;
+    // rw-race: pre-race & fr, less rw-xbstar.
+    auto ww_race = [&](std::size_t a, std::size_t b) {
+        const bool nonrace = ww_vis_row(a).has(b) &&
+                             ((Marked.has(a) && W.has(b)) || rw_xbstar_row(a).has(b)) &&
+                             ((W.has(a) && Marked.has(b)) || wr_vis_row(a).has(b));
+        return !nonrace;
+    };
+    auto wr_race = [&](std::size_t a, std::size_t b) {
+        return !wr_vis_row(a).has(b) && !rw_xbstar_row(b).has(a);
+    };
+    auto rw_race = [&](std::size_t a, std::size_t b) { return !rw_xbstar_row(a).has(b); };
+    flags->data_race = any_pair(pre_co, ww_race) ||
+                       any_pair(pre_race & co.opt().seq(rf), wr_race) || any_pair(pre_fr, rw_race);
     // mixed-accesses: a plain write and a marked access of one location in one thread with no
     // barrier between them.
     const evset barrier_set =
         f.set(t_fbar | t_frmb | t_fwmb | t_fmb | t_fba | t_faa) | Mb | Acquire | Release;
     const relation barrier =
-        po.seq(relation::id(barrier_set)).seq(po) | po.to(Release) | relation::id(Acquire).seq(po);
+        po_thru_po(barrier_set) | po.to(Release) | relation::id(Acquire).seq(po);
     const evset plain_w = plain & W;
     const relation mixed = relation::id(plain_w).seq(po_loc - barrier).to(Marked) |
                            mk.seq(po_loc - barrier).to(plain_w);

@@ -4,6 +4,7 @@
 // acyclicity). Events are numbered 0..n-1 by the model that builds them. Internal to model/dpor.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,7 +38,19 @@ public:
             if (x) return false;
         return true;
     }
+    evset& operator|=(const evset& o) {
+        for (std::size_t k = 0; k < w_.size(); ++k) w_[k] |= o.w_[k];
+        return *this;
+    }
+    // f(i) for every element i, ascending.
+    template <class F>
+    void for_each(F f) const {
+        for (std::size_t kw = 0; kw < w_.size(); ++kw)
+            for (std::uint64_t bits = w_[kw]; bits; bits &= bits - 1)
+                f(kw * 64 + std::size_t(__builtin_ctzll(bits)));
+    }
     const std::vector<std::uint64_t>& words() const { return w_; }
+    std::vector<std::uint64_t>& words() { return w_; }
 
 private:
     std::size_t n_;
@@ -59,6 +72,38 @@ public:
         for (std::uint64_t x : m_)
             if (x) return false;
         return true;
+    }
+    // Adds (i, j) for every j in [lo, hi): a row by words, where one pair at a time would cost
+    // a loop over every pair of events.
+    void add_range(std::size_t i, std::size_t lo, std::size_t hi) {
+        std::uint64_t* row = &m_[i * wpr_];
+        while (lo < hi) {
+            const std::size_t w = lo >> 6, b = lo & 63;
+            const std::size_t span = std::min<std::size_t>(64 - b, hi - lo);
+            const std::uint64_t mask =
+                span == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << span) - 1) << b;
+            row[w] |= mask;
+            lo += span;
+        }
+    }
+    // Adds (i, j) for every j in s.
+    void add_row(std::size_t i, const evset& s) {
+        for (std::size_t k = 0; k < wpr_; ++k) m_[i * wpr_ + k] |= s.words()[k];
+    }
+    // The events j with (i, j): row i.
+    evset row(std::size_t i) const {
+        evset s(n_);
+        for (std::size_t k = 0; k < wpr_; ++k) s.words()[k] = m_[i * wpr_ + k];
+        return s;
+    }
+    // The image of a set: the events j with (i, j) for some i in s (the row of s ; r).
+    evset image(const evset& s) const {
+        evset out(n_);
+        std::uint64_t* o = out.words().data();
+        s.for_each([&](std::size_t i) {
+            for (std::size_t k = 0; k < wpr_; ++k) o[k] |= m_[i * wpr_ + k];
+        });
+        return out;
     }
 
     static relation identity(std::size_t n) {
@@ -187,42 +232,44 @@ public:
     }
 
 private:
-    // The least j >= from with (i, j) in the relation, or n.
-    std::size_t next_in_row(std::size_t i, std::size_t from) const {
-        for (std::size_t kw = from >> 6; kw < wpr_; ++kw) {
-            std::uint64_t bits = m_[i * wpr_ + kw];
-            if (kw == from >> 6) bits &= ~std::uint64_t{0} << (from & 63);
-            if (bits) return kw * 64 + std::size_t(__builtin_ctzll(bits));
-        }
-        return n_;
-    }
-
     std::size_t n_, wpr_;
     std::vector<std::uint64_t> m_;
 };
 
 inline bool relation::acyclic() const {
-    // Iterative DFS with colours: 0 unseen, 1 on the stack, 2 done.
-    std::vector<std::uint8_t> colour(n_, 0);
-    std::vector<std::pair<std::size_t, std::size_t>> stack;  // node, next successor to try
+    // Depth-first search on whole words: at node v, its successors not done yet are
+    // row(v) & ~done; one of them on the stack closes a cycle, and the lowest is visited next.
+    // So a node costs its row's words (a word cursor per stack entry: below it every successor
+    // was done when the cursor passed, and done only grows), not one step per edge.
+    thread_local std::vector<std::uint64_t> done, on_stack;
+    thread_local std::vector<std::pair<std::size_t, std::size_t>> stack;  // node, word cursor
+    done.assign(wpr_, 0);
+    on_stack.assign(wpr_, 0);
+    auto bit = [](std::size_t j) { return std::uint64_t{1} << (j & 63); };
     for (std::size_t s = 0; s < n_; ++s) {
-        if (colour[s]) continue;
-        stack.emplace_back(s, 0);
-        colour[s] = 1;
+        if (done[s >> 6] & bit(s)) continue;
+        stack.assign(1, {s, 0});
+        on_stack[s >> 6] |= bit(s);
         while (!stack.empty()) {
-            auto& [v, next] = stack.back();
-            std::size_t j = next_in_row(v, next);
-            if (j == n_) {
-                colour[v] = 2;
+            auto& [v, k] = stack.back();
+            const std::uint64_t* row = &m_[v * wpr_];
+            std::size_t next = n_;
+            for (; k < wpr_; ++k) {
+                const std::uint64_t open = row[k] & ~done[k];
+                if (open & on_stack[k]) return false;
+                if (open) {
+                    next = k * 64 + std::size_t(__builtin_ctzll(open));
+                    break;
+                }
+            }
+            if (next == n_) {
+                done[v >> 6] |= bit(v);
+                on_stack[v >> 6] &= ~bit(v);
                 stack.pop_back();
                 continue;
             }
-            next = j + 1;
-            if (colour[j] == 1) return false;
-            if (colour[j] == 0) {
-                colour[j] = 1;
-                stack.emplace_back(j, 0);
-            }
+            on_stack[next >> 6] |= bit(next);
+            stack.emplace_back(next, 0);
         }
     }
     return true;
