@@ -4,6 +4,7 @@
 // bug they fix, and one that is redundant by construction is reported not needed. Sites are
 // found by their source text in impl/, so the tests follow impl/ when its lines move.
 #include <fstream>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 
@@ -38,6 +39,21 @@ std::string irqsave_of_add() { return site_of("impl/percpu_counter.hpp", "sectio
 std::string acquire_of_tail() {
     return site_of("impl/objpool.hpp",
                    "return Env::try_cmpxchg_acquire(tail_seq, tail, tail + 1);");
+}
+
+// Pop's acquire of `head` and its release cas of `head` (v6.7's pop): a thief's read of the
+// entry at `head` stays before the move of head that lets the owner write that position again.
+std::string acquire_of_head() {
+    return site_of("impl/objpool.hpp", "auto head = Env::load_acquire(s.head);");
+}
+std::string release_of_head() {
+    return site_of("impl/objpool.hpp", "return Env::try_cmpxchg_release(s.head, head, head + 1);");
+}
+// sum()'s lock, taken with irqs off: "impl/FILE:LINE" of the line after `text`.
+std::string irqsave_of_sum() {
+    const std::string at = site_of("impl/percpu_counter.hpp", "s64 sum() const {");
+    const std::size_t colon = at.rfind(':');
+    return at.substr(0, colon + 1) + std::to_string(std::stoul(at.substr(colon + 1)) + 1);
 }
 
 // Runs orders on one site and returns its JSON, with the one weakening asserted present.
@@ -179,6 +195,50 @@ TEST_F(orders, owner_only_tail_acquire_is_not_needed) {
     const json& configs = w.at("checked").at("configurations");
     EXPECT_NE(std::find(configs.begin(), configs.end(), "c2-o2-nmi"), configs.end()) << w.dump(2);
     EXPECT_NE(std::find(configs.begin(), configs.end(), "c2-o2-irq"), configs.end()) << w.dump(2);
+}
+
+// head's acquire and release: "not needed" in every configuration of the ladder, under every
+// model, until c3-o2-reuse (tests/model/objpool/objpool_reuse.cpp), where the owner writes a
+// ring position again while a thief may still read it. There either weakening lets the thief's
+// read take the entry written later (load buffering): a duplicate, under the LKMM only, as
+// proofs/objpool.md explains; RC11 and SC forbid the cycle. The unweakened rows pass
+// (verdicts.tsv).
+TEST_F(orders, head_acquire_and_release_are_needed_where_a_ring_position_is_reused) {
+    for (const auto& [site, primitive, form] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {acquire_of_head(), "smp_load_acquire", "READ_ONCE"},
+             {release_of_head(), "try_cmpxchg_release", "try_cmpxchg_relaxed"}}) {
+        SCOPED_TRACE(site);
+        const json j = orders_of(dir_, "objpool/fix-acquire-last", site);
+        ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+        const json& w = j.at("weakenings")[0];
+        EXPECT_EQ(w.at("primitive"), primitive);
+        EXPECT_EQ(w.at("form"), form);
+        ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+        EXPECT_EQ(findings_of(w), (std::vector<std::string>{"duplicate c3-o2-reuse LKMM"}))
+            << w.dump(2);
+        EXPECT_EQ(w.at("command"),
+                  "./kverify run objpool/fix-acquire-last/c3-o2-reuse --engine "
+                  "dpor-lkmm --search exhaustive --weaken " +
+                      site + "=" + form);
+    }
+}
+
+// sum()'s irq-save: needed where an IRQ that folds lands on the CPU inside sum() (irq-sum,
+// tests/model/percpu_counter/percpu_counter_orders.cpp): with spin_lock alone the IRQ spins
+// on the lock its own CPU holds. An interleaving bug: every model. No other configuration has
+// an IRQ on a summing CPU, so before irq-sum the step was "not needed".
+TEST_F(orders, percpu_counter_irqsave_of_sum_is_needed_where_an_irq_folds_during_it) {
+    const std::string site = irqsave_of_sum();
+    const json j = orders_of(dir_, "percpu_counter/irqsave", site);
+    ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+    const json& w = j.at("weakenings")[0];
+    EXPECT_EQ(w.at("primitive"), "spin_lock_irqsave");
+    EXPECT_EQ(w.at("form"), "spin_lock");
+    EXPECT_EQ(w.at("function"), "sum");
+    ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+    EXPECT_EQ(findings_of(w), (std::vector<std::string>{"self-deadlock irq-sum SC,RC11,LKMM"}))
+        << w.dump(2);
 }
 
 // Site discovery: the sites come from a run, with their functions and primitives.
