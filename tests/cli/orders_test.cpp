@@ -94,6 +94,9 @@ TEST_F(orders, bad_input_is_one_line_and_exit_2) {
         {{"orders", "objpool"}, "only with --list"},
         {{"orders", "objpool/no-such-variant"}, "no quick rows of objpool/no-such-variant"},
         {{"orders", "objpool/v6.7/c2-o1"}, "is not ALGORITHM or ALGORITHM/VARIANT"},
+        {{"orders", "percpu_counter/mut-fold-gt", "--strengthen", "--site",
+          "impl/percpu_counter.hpp:1"},
+         "no ordering site impl/percpu_counter.hpp:1 is reached"},
     };
     for (const bad_input& b : cases) {
         SCOPED_TRACE(b.args.back());
@@ -255,6 +258,96 @@ TEST_F(orders, list_names_sites_by_line_function_and_primitive) {
     EXPECT_TRUE(irqsave) << r.out;
     // irqsave never takes the local-cas path: its this_cpu_try_cmpxchg is not reached.
     EXPECT_EQ(r.out.find("this_cpu_try_cmpxchg"), std::string::npos) << r.out;
+}
+
+// ----- --strengthen: repairs of a failing variant -----
+
+// Runs orders --strengthen and returns its JSON.
+json strengthen(const std::string& dir, const std::string& target) {
+    const std::string out = dir + "/strengthen.json";
+    const result r =
+        kverify({"orders", target, "--strengthen", "--json", out, "-j", "2", "--no-progress"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const json j = json::parse(slurp(out));
+    EXPECT_EQ(j.at("mode"), "strengthen");
+    EXPECT_EQ(j.at("target"), target);
+    EXPECT_GT(j.at("failing").size(), 0u) << j.dump(2);
+    return j;
+}
+
+// Each repair as "SITE=FORM[ + SITE=FORM] (PRIMITIVE...) FUNCTION... MODELS".
+std::vector<std::string> repairs_of(const json& j) {
+    std::vector<std::string> out;
+    for (const json& c : j.at("repairs")) {
+        EXPECT_EQ(c.at("result"), "repair");
+        std::string s;
+        for (const json& x : c.at("strengthenings"))
+            s += (s.empty() ? "" : " + ") + x.at("site").get<std::string>() + "=" +
+                 x.at("form").get<std::string>() + " (" + x.at("primitive").get<std::string>() +
+                 " in " + x.at("function").get<std::string>() + ")";
+        out.push_back(s + " " + c.at("verified").at("models").get<std::string>());
+    }
+    return out;
+}
+
+// preempt-only (before v6.3): the decide-then-add with only preemption off. Its one repair is
+// v6.3's: that section with irqs off (the irqsave variant), and it holds on every row.
+TEST_F(orders, strengthen_finds_the_v6_3_irq_save_as_preempt_only_repair) {
+    const json j = strengthen(dir_, "percpu_counter/preempt-only");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(
+        repairs_of(j),
+        (std::vector<std::string>{irqsave_of_add() + "=local_irq_save (preempt_disable in "
+                                                     "add_batch_decide_then_add) SC, RC11, LKMM"}))
+        << j.dump(2);
+}
+
+// The RFC of the second seed: preempt_disable around a loop of the non-irq-safe
+// __this_cpu_cmpxchg. Two single repairs: the merged version's irq-safe this_cpu_try_cmpxchg,
+// or irqs off around the loop.
+TEST_F(orders, strengthen_finds_both_repairs_of_the_percpu_counter_rfc) {
+    const json j = strengthen(dir_, "percpu_counter/rfc");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(repairs_of(j),
+              (std::vector<std::string>{
+                  site_of("impl/percpu_counter.hpp",
+                          "return Env::this_cpu_try_cmpxchg_nocheck(counters, old, nv);") +
+                      "=this_cpu_try_cmpxchg (__this_cpu_cmpxchg in local_update) SC, RC11, LKMM",
+                  site_of("impl/percpu_counter.hpp", "preempt_guard<Env> no_preempt;") +
+                      "=local_irq_save (preempt_disable in add_batch) SC, RC11, LKMM"}))
+        << j.dump(2);
+}
+
+// F1 put back into fix-nested-push (tests/model/objpool/objpool_reuse.cpp): the one repair is
+// the acquire of `last`, fix-acquire-last's change, and with it every row passes again,
+// c1-o2-nmi (the nested NMI push) included.
+TEST_F(orders, strengthen_finds_the_acquire_of_last_as_the_repair_of_f1) {
+    const json j = strengthen(dir_, "objpool/mut-nested-last-once");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(
+        repairs_of(j),
+        (std::vector<std::string>{site_of("impl/objpool.hpp", "return Env::read_once(s.last);") +
+                                  "=smp_load_acquire (READ_ONCE in read_last) SC, RC11, "
+                                  "LKMM"}))
+        << j.dump(2);
+    const json& configs = j.at("repairs")[0].at("verified").at("configurations");
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "c1-o2-nmi"), configs.end());
+}
+
+// The twins: bugs that are not orderings. mut-fold-drops-amount folds only the old delta (an
+// arithmetic slip); mut-small-capacity sizes a ring for one CPU's share of the objects (a range
+// bug). Every single strengthening and every pair of them still fails some row.
+TEST_F(orders, strengthen_finds_no_repair_of_a_bug_that_is_no_ordering) {
+    for (const char* target :
+         {"percpu_counter/mut-fold-drops-amount", "objpool/mut-small-capacity"}) {
+        SCOPED_TRACE(target);
+        const json j = strengthen(dir_, target);
+        EXPECT_EQ(j.at("result"), "no repair of one or two sites") << j.dump(2);
+        EXPECT_TRUE(j.at("repairs").empty()) << j.dump(2);
+        EXPECT_TRUE(j.at("inconclusive").empty()) << j.dump(2);
+        EXPECT_GT(j.at("singles").get<std::size_t>(), 5u) << j.dump(2);
+        EXPECT_GT(j.at("pairs").get<std::size_t>(), 20u) << j.dump(2);
+    }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Configurations for `kverify orders` (issue 19) that the ladder of objpool_scenario.hpp does
 // not reach, each registered for the variants whose orderings it settles (proofs/objpool.md,
-// "Which orderings are needed").
+// "Which orderings are needed"), and a test-only mutant for `orders --strengthen`.
 //
 // c3-o2-reuse: a ring position is written again while a popper on another CPU may still be
 // reading it. Three possible CPUs, two objects: cpu0 and cpu1 hold one each, cpu2 none. The task
@@ -14,6 +14,19 @@
 // thief's read before the move of head that lets the owner refill the position.
 // Expected verdicts: proofs/expected/verdicts.tsv, section objpool.
 #include "tests/model/objpool/objpool_scenario.hpp"
+
+namespace kverify {
+
+// fix-nested-push with pop reading `last` by READ_ONCE again: F1 put back into the repair of F2
+// and F4, so that its only bug is one ordering (the acquire of `last`), which
+// `orders --strengthen` must find as its repair; test-only, never for use.
+struct objpool_mut_nested_last_once : objpool_fix_nested_push {
+    static constexpr const char* name = "mut-nested-last-once";
+    static constexpr bool known_bad = true;
+    static constexpr bool pop_last_acquire = false;
+};
+
+}  // namespace kverify
 
 namespace kverify::model {
 namespace {
@@ -40,6 +53,13 @@ void add_both(objpool_model::config c) {
 void register_checks() {
     add_both<objpool_fix_acquire_last, 2>(reuse_config());
     add_both<objpool_fix_nested_push, 2>(reuse_config());
+    // The mutant where F1 shows (c2-o1) and where an NMI push nests in a push (c1-o2-nmi, F2's
+    // shape, which fix-acquire-last fails): every row of it must pass once it is repaired.
+    for (const objpool_model::config& c : objpool_model::ladder()) {
+        const std::string n = c.name;
+        if (n == "c2-o1") add_both<objpool_mut_nested_last_once, 2>(c);
+        if (n == "c1-o2-nmi") add_both<objpool_mut_nested_last_once, 1>(c);
+    }
 }
 
 const registrar reg(register_checks);
