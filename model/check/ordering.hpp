@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The ordering override of `kverify run --weaken` and `kverify orders` (issue 19): one site of
-// impl/ (its source line and kernel primitive) run one step weaker, and the record of the sites a
-// search reaches. Engine-neutral: the command line sets it, model_env (the model build only)
-// reads it at each ordering primitive; the real build never sees it. All of its state is the one
-// object ordering() returns (a thread_local there would make it per exploring thread).
+// The ordering override of `kverify run --weaken` and `kverify orders` (issue 19): a site of
+// impl/ (its source line and kernel primitive) run one step weaker, or one or two sites one step
+// stronger (`orders --strengthen`), and the record of the sites a search reaches. Engine-neutral:
+// the command line sets it, model_env (the model build only) reads it at each ordering primitive;
+// the real build never sees it. All of its state is the one object ordering() returns (a
+// thread_local there would make it per exploring thread).
 #pragma once
 
 #include <cstdint>
@@ -49,17 +50,50 @@ inline const std::vector<ordering_step>& ordering_steps() {
     return steps;
 }
 
-inline const ordering_step* find_ordering_step(const std::string& primitive) {
-    for (const ordering_step& s : ordering_steps())
+// The one-step strengthenings: the reverse steps of the table above, and the stronger forms of
+// the generic __this_cpu RMWs (their CPU-local this_cpu form) and of a CPU-local cas (the fully
+// SMP-atomic form the kernel writes). A fence where impl/ has none is no site: not offered.
+inline const std::vector<ordering_step>& strengthening_steps() {
+    static const std::vector<ordering_step> steps = {
+        {"READ_ONCE", {"smp_load_acquire"}},
+        {"WRITE_ONCE", {"smp_store_release"}},
+        {"try_cmpxchg_relaxed", {"try_cmpxchg_acquire", "try_cmpxchg_release", "try_cmpxchg"}},
+        {"try_cmpxchg_acquire", {"try_cmpxchg"}},
+        {"try_cmpxchg_release", {"try_cmpxchg"}},
+        {"smp_rmb", {"smp_mb"}},
+        {"smp_wmb", {"smp_mb"}},
+        {"try_cmpxchg_local", {"try_cmpxchg_acquire"}},
+        {"__this_cpu_add", {"this_cpu_add"}},
+        {"__this_cpu_sub", {"this_cpu_sub"}},
+        {"__this_cpu_cmpxchg", {"this_cpu_try_cmpxchg"}},
+        {"preempt_disable", {"local_irq_save"}},
+        {"spin_lock", {"spin_lock_irqsave"}},
+    };
+    return steps;
+}
+
+inline const ordering_step* find_step_in(const std::vector<ordering_step>& steps,
+                                         const std::string& primitive) {
+    for (const ordering_step& s : steps)
         if (primitive == s.primitive) return &s;
     return nullptr;
 }
+inline const ordering_step* find_ordering_step(const std::string& primitive) {
+    return find_step_in(ordering_steps(), primitive);
+}
+inline const ordering_step* find_strengthening_step(const std::string& primitive) {
+    return find_step_in(strengthening_steps(), primitive);
+}
 
-inline bool is_ordering_form(const std::string& form) {
-    for (const ordering_step& s : ordering_steps())
+inline bool is_form_in(const std::vector<ordering_step>& steps, const std::string& form) {
+    for (const ordering_step& s : steps)
         for (const char* f : s.forms)
             if (form == f) return true;
     return false;
+}
+inline bool is_ordering_form(const std::string& form) { return is_form_in(ordering_steps(), form); }
+inline bool is_strengthening_form(const std::string& form) {
+    return is_form_in(strengthening_steps(), form);
 }
 
 // A site's stable name: its path from the repository's impl/ folder and its line,
@@ -85,26 +119,32 @@ struct ordering_site {
 
 class ordering_state {
 public:
-    // Read by the Env before each ordering primitive: false when neither a weakening nor a
-    // record is asked for, which is the only cost the model pays without an override.
+    // Read by the Env before each ordering primitive: false when neither an override nor a
+    // record is asked for, which is the only cost the model pays without one.
     bool on = false;
 
+    // Site file:line runs as `form`, one step weaker (weaken: the only override) or stronger
+    // (strengthen: one of up to a few, each at its own site).
     void weaken(const std::string& file, unsigned line, const std::string& form) {
-        w_file_ = file;
-        w_line_ = line;
-        w_form_ = form;
-        weakening_ = true;
-        hit_.clear();
-        on = true;
+        overrides_.clear();
+        add(file, line, form, false);
+    }
+    void strengthen(const std::string& file, unsigned line, const std::string& form) {
+        add(file, line, form, true);
     }
     void record() {
         recording_ = true;
         on = true;
     }
-    bool weakening() const { return weakening_; }
-    const std::string& form() const { return w_form_; }
-    // The primitives the weakened site was reached as (empty: the run never applied it).
-    const std::set<std::string>& hit() const { return hit_; }
+    bool weakening() const { return !overrides_.empty(); }
+    const std::string& form() const { return overrides_.front().form; }
+    // The primitives the first override's site was reached as (empty: never applied).
+    const std::set<std::string>& hit() const {
+        static const std::set<std::string> none;
+        return overrides_.empty() ? none : overrides_.front().hit;
+    }
+    // The same of override i, in the order they were given.
+    const std::set<std::string>& hit(std::size_t i) const { return overrides_.at(i).hit; }
     std::set<ordering_site> sites() const {
         std::set<ordering_site> out;
         for (const auto& [file, line, func, prim] : seen_)
@@ -115,30 +155,41 @@ public:
     // The form `primitive` at `file`:`line` runs as, or nullptr for its own; records the site.
     const char* at(const char* file, unsigned line, const char* func, const char* primitive) {
         if (recording_) seen_.insert({word(file), line, word(func), word(primitive)});
-        if (!weakening_ || line != w_line_ || !same_file(file)) return nullptr;
-        const ordering_step* s = find_ordering_step(primitive);
-        if (!s) return nullptr;
-        for (const char* f : s->forms)
-            if (w_form_ == f) {
-                hit_.insert(primitive);
-                return f;
-            }
+        for (override_at& o : overrides_) {
+            if (line != o.line || !o.same_file(file)) continue;
+            const ordering_step* s =
+                o.stronger ? find_strengthening_step(primitive) : find_ordering_step(primitive);
+            if (!s) continue;
+            for (const char* f : s->forms)
+                if (o.form == f) {
+                    o.hit.insert(primitive);
+                    return f;
+                }
+        }
         return nullptr;
     }
 
 private:
+    struct override_at {
+        std::string file, form;
+        unsigned line = 0;
+        bool stronger = false;
+        std::set<std::string> hit;
+        bool same_file(const char* f) const {
+            const std::size_t n = std::strlen(f), m = file.size();
+            return n >= m && file.compare(0, m, f + (n - m)) == 0 &&
+                   (n == m || f[n - m - 1] == '/');
+        }
+    };
+    void add(const std::string& file, unsigned line, const std::string& form, bool stronger) {
+        overrides_.push_back({file, form, line, stronger, {}});
+        on = true;
+    }
     static std::uintptr_t word(const char* p) { return reinterpret_cast<std::uintptr_t>(p); }
     static const char* text(std::uintptr_t w) { return reinterpret_cast<const char*>(w); }
-    bool same_file(const char* file) const {
-        const std::size_t n = std::strlen(file), m = w_file_.size();
-        return n >= m && w_file_.compare(0, m, file + (n - m)) == 0 &&
-               (n == m || file[n - m - 1] == '/');
-    }
 
-    bool weakening_ = false, recording_ = false;
-    std::string w_file_, w_form_;
-    unsigned w_line_ = 0;
-    std::set<std::string> hit_;
+    bool recording_ = false;
+    std::vector<override_at> overrides_;
     // By the compiler's string pointers: a record costs a set insert of four words.
     std::set<std::tuple<std::uintptr_t, unsigned, std::uintptr_t, std::uintptr_t>> seen_;
 };

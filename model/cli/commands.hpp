@@ -106,6 +106,7 @@ struct orders_options {
     std::string expected, markdown, json;
     std::string site;  // --site FILE:LINE: only this site's weakenings, "" = every site
     bool list = false, progress = false;
+    bool strengthen = false;  // --strengthen: repairs of a failing variant, not weakenings
     unsigned jobs = 1;
     search_budget budget;  // per search; no --budget: 60 s
 };

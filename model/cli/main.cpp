@@ -318,6 +318,9 @@ struct parser {
             ->required()
             ->type_name("ALGORITHM[/VARIANT]");
         d->add_flag("--list", orders.list, "only list the ordering sites its quick rows reach");
+        d->add_flag("--strengthen", orders.strengthen,
+                    "a failing variant: the sets of one or two one-step strengthenings that make "
+                    "every row pass");
         d->add_option("--site", orders.site, "only the weakenings of this site (FILE:LINE)")
             ->type_name("SITE");
         add_expected(d, orders.expected);

@@ -3,7 +3,7 @@
 // irq/preempt region or CPU-local op of impl/, by source line), is it needed? Each one-step
 // weakening of the site (model/check/ordering.hpp) re-runs the variant's quick dpor rows that
 // reach it; a verdict that turns into a new violation makes the site needed. Also
-// `--weaken SITE=FORM` of `kverify run` (parse_weakening).
+// `--weaken SITE=FORM` of `kverify run` (parse_weakening). `--strengthen`: orders_strengthen.cpp.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,7 +20,7 @@
 #include <tuple>
 
 #include "model/check/ordering.hpp"
-#include "model/cli/commands.hpp"
+#include "model/cli/orders.hpp"
 
 namespace kverify::cli {
 
@@ -63,115 +63,9 @@ std::string weakening_hit() {
     return s;
 }
 
+using namespace orders_impl;
+
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-const std::vector<std::string>& order_engines() {
-    static const std::vector<std::string> e = {"dpor-sc", "dpor-rc11", "dpor-lkmm"};
-    return e;
-}
-std::size_t engine_rank(const std::string& e) {
-    const auto& all = order_engines();
-    return std::size_t(std::find(all.begin(), all.end(), e) - all.begin());
-}
-std::string model_name(const std::string& engine) {
-    for (const auto& [e, m] : models())
-        if (e == engine) return m;
-    return engine;
-}
-
-// A site as orders reports it: where, and which primitive is there.
-struct site_key {
-    std::string file;
-    unsigned line = 0;
-    std::string primitive;
-    std::string name() const { return file + ":" + std::to_string(line); }
-    friend bool operator<(const site_key& a, const site_key& b) {
-        return std::tie(a.file, a.line, a.primitive) < std::tie(b.file, b.line, b.primitive);
-    }
-};
-
-// What a child process leaves for the parent beside its verdict: the sites its search reached
-// (recording) or the primitives the weakened site was reached as.
-std::string sites_text() {
-    std::string out;
-    for (const model::ordering_site& s : model::ordering().sites())
-        out += "site\t" + s.file + "\t" + std::to_string(s.line) + "\t" + s.func + "\t" +
-               s.primitive + "\n";
-    for (const std::string& p : model::ordering().hit()) out += "hit\t" + p + "\n";
-    return out;
-}
-
-struct child_notes {
-    std::map<site_key, std::string> sites;  // -> function
-    std::set<std::string> hit;
-};
-
-child_notes read_notes(const std::string& path) {
-    child_notes n;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
-        if (f.size() == 5 && f[0] == "site")
-            n.sites[{f[1], unsigned(std::stoul(f[2])), f[4]}] = f[3];
-        else if (f.size() == 2 && f[0] == "hit")
-            n.hit.insert(f[1]);
-    }
-    return n;
-}
-
-// A copy of check `c` whose runner on `engine` first sets up the override in the child process,
-// and after the search writes the notes to `out`.
-const check* instrumented(std::deque<check>& store, const check& c, const std::string& engine,
-                          std::function<void()> setup, const std::string& out) {
-    check copy = c;
-    copy.engines.clear();
-    const model::check_engine& e = *c.engine(engine);
-    model::check_engine w = e;
-    w.run = [orig = e.run, setup, out](const model::search_spec& s) {
-        setup();
-        model::verdict v = orig(s);
-        std::ofstream(out) << sites_text();
-        return v;
-    };
-    copy.engines.push_back(w);
-    store.push_back(std::move(copy));
-    return &store.back();
-}
-
-// A temporary directory for the children's notes, removed with what is in it.
-class scratch_dir {
-public:
-    scratch_dir() {
-        const char* t = std::getenv("TMPDIR");
-        std::string tmpl = std::string(t && *t ? t : "/tmp") + "/kverify-orders.XXXXXX";
-        if (!::mkdtemp(tmpl.data())) throw usage_error("cannot create a directory in " + tmpl);
-        path_ = tmpl;
-    }
-    ~scratch_dir() {
-        for (const std::string& f : files_) ::unlink(f.c_str());
-        ::rmdir(path_.c_str());
-    }
-    std::string file(std::size_t i) {
-        files_.push_back(path_ + "/" + std::to_string(i));
-        return files_.back();
-    }
-
-private:
-    std::string path_;
-    std::vector<std::string> files_;
-};
-
-struct row_run {
-    table_row row;
-    const check* c = nullptr;
-    std::string config;
-    verdict base;  // the unweakened search, which also recorded the sites
-    std::set<site_key> sites;
-};
 
 // One violation a weakening brings: its smallest configuration and the models showing it there.
 struct finding {
@@ -197,21 +91,6 @@ struct step_result {
 
     std::string weakened() const { return site.name() + "=" + form; }
 };
-
-std::string joined(const std::vector<std::string>& s, const char* sep = ", ") {
-    std::string out;
-    for (const std::string& x : s) out += (out.empty() ? "" : sep) + x;
-    return out;
-}
-std::string models_of(const std::set<std::string>& engines) {
-    std::vector<std::string> e(engines.begin(), engines.end());
-    std::sort(e.begin(), e.end(), [](const std::string& a, const std::string& b) {
-        return engine_rank(a) < engine_rank(b);
-    });
-    std::vector<std::string> m;
-    for (const std::string& x : e) m.push_back(model_name(x));
-    return joined(m);
-}
 
 // The configurations, in an order a reader can scan: by name.
 std::string finding_text(const finding& f) {
@@ -397,6 +276,8 @@ int cmd_orders(const orders_options& o) {
         return exit_ok;
     }
 
+    if (o.strengthen) return strengthen(o, rows, funcs, reached, dir, store, runs, budget, t0);
+
     // --site: that line's primitives alone.
     if (!o.site.empty()) {
         for (auto it = reached.begin(); it != reached.end();)
@@ -495,10 +376,12 @@ int cmd_orders(const orders_options& o) {
     }
 
     const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
-    char cost[256];
-    std::snprintf(cost, sizeof cost,
+    // The markdown's cost line leaves out the wall time, so that a table in proofs/ can be
+    // kept equal to the command's output (proofs/check-orders).
+    char counts[256];
+    std::snprintf(counts, sizeof counts,
                   "%zu weakenings of %zu sites over %zu quick rows: %zu runs (%zu unweakened), "
-                  "%llu executions, %s with -j %u",
+                  "%llu executions",
                   results.size(),
                   std::size_t(std::count_if(reached.begin(), reached.end(),
                                             [](const auto& e) {
@@ -506,8 +389,9 @@ int cmd_orders(const orders_options& o) {
                                                     model::find_ordering_step(e.first.primitive);
                                                 return s && !s->forms.empty();
                                             })),
-                  rows.size(), runs, rows.size(), static_cast<unsigned long long>(executions),
-                  format_seconds(wall).c_str(), o.jobs);
+                  rows.size(), runs, rows.size(), static_cast<unsigned long long>(executions));
+    const std::string cost =
+        std::string(counts) + ", " + format_seconds(wall) + " with -j " + std::to_string(o.jobs);
 
     std::printf(
         "orders of %s: each ordering site weakened one step, its quick rows re-run on "
@@ -525,7 +409,7 @@ int cmd_orders(const orders_options& o) {
             std::printf("  %s -> %s: %s in %s: %s\n    %s\n", r.site.name().c_str(), r.form.c_str(),
                         f.v.outcome.c_str(), f.row->config.c_str(), f.v.detail.c_str(),
                         f.command(r.weakened()).c_str());
-    std::printf("%s\n", cost);
+    std::printf("%s\n", cost.c_str());
 
     if (!o.json.empty()) {
         json j = {{"kverify_orders", 1},
@@ -540,7 +424,7 @@ int cmd_orders(const orders_options& o) {
         for (const step_result& r : results) j["weakenings"].push_back(to_json(r));
         write_file(o.json, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     }
-    if (!o.markdown.empty()) write_file(o.markdown, markdown_of(o.target, results, cost));
+    if (!o.markdown.empty()) write_file(o.markdown, markdown_of(o.target, results, counts));
     return any_inconclusive ? exit_inconclusive : exit_ok;
 }
 

@@ -98,27 +98,30 @@ struct model_env {
     // ----- marked accesses: the mapping table -----
     template <class T>
     static val<T> read_once(const atomic<T>& a, src_loc loc = {}) {
-        weakened(loc, "READ_ONCE");
+        if (weakened(loc, "READ_ONCE")) return load(a, {}, lk::acquire, engine::acquire, loc);
         return load(a, {}, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static val<T> read_once(const model::addressed<const atomic<T>>& a, src_loc loc = {}) {
-        weakened(loc, "READ_ONCE");
+        if (weakened(loc, "READ_ONCE"))
+            return load(a.obj, a.addr, lk::acquire, engine::acquire, loc);
         return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static val<T> read_once(const model::addressed<atomic<T>>& a, src_loc loc = {}) {
-        weakened(loc, "READ_ONCE");
+        if (weakened(loc, "READ_ONCE"))
+            return load(a.obj, a.addr, lk::acquire, engine::acquire, loc);
         return load(a.obj, a.addr, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void write_once(atomic<T>& a, same<val<T>> v, src_loc loc = {}) {
-        weakened(loc, "WRITE_ONCE");
+        if (weakened(loc, "WRITE_ONCE")) return store(a, {}, v, lk::release, engine::release, loc);
         store(a, {}, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
     static void write_once(const model::addressed<atomic<T>>& a, same<val<T>> v, src_loc loc = {}) {
-        weakened(loc, "WRITE_ONCE");
+        if (weakened(loc, "WRITE_ONCE"))
+            return store(a.obj, a.addr, v, lk::release, engine::release, loc);
         store(a.obj, a.addr, v, lk::once, engine::relaxed, loc);
     }
     template <class T>
@@ -137,50 +140,49 @@ struct model_env {
     // LKMM one MB-tagged RMW, whose ordering the engine drops when it fails.
     template <class T>
     static bool try_cmpxchg(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
-        if (const char* f = weakened(loc, "try_cmpxchg")) return weaker_cmpxchg(a, old, nv, f, loc);
-        k().point(loc);
-        annotate_rmw(lk::mb, old, nv);
-        T o = old.value();
-        const bool ok = a.v_.cas_full(o, nv.value(), loc);
-        return cas_result(ok, old, o);
+        if (const char* f = weakened(loc, "try_cmpxchg")) return other_cmpxchg(a, old, nv, f, loc);
+        return full_cas(a, old, nv, loc);
     }
     template <class T>
     static bool try_cmpxchg_acquire(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         if (const char* f = weakened(loc, "try_cmpxchg_acquire"))
-            return weaker_cmpxchg(a, old, nv, f, loc);
+            return other_cmpxchg(a, old, nv, f, loc);
         return cas(a, old, nv, engine::acquire, lk::acquire, loc);
     }
     template <class T>
     static bool try_cmpxchg_release(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
         if (const char* f = weakened(loc, "try_cmpxchg_release"))
-            return weaker_cmpxchg(a, old, nv, f, loc);
+            return other_cmpxchg(a, old, nv, f, loc);
         return cas(a, old, nv, engine::release, lk::release, loc);
     }
     template <class T>
     static bool try_cmpxchg_relaxed(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
-        weakened(loc, "try_cmpxchg_relaxed");
+        if (const char* f = weakened(loc, "try_cmpxchg_relaxed"))
+            return other_cmpxchg(a, old, nv, f, loc);
         return cas(a, old, nv, engine::relaxed, lk::once, loc);
     }
     // CPU-local CAS: one instruction on this CPU (no delivery point inside), but against other
     // CPUs a separate read and write with a scheduling point between them.
     template <class T>
     static bool try_cmpxchg_local(atomic<T>& a, val<T>& old, same<val<T>> nv, src_loc loc = {}) {
-        const bool generic = weakened(loc, "try_cmpxchg_local") != nullptr;
+        const char* f = weakened(loc, "try_cmpxchg_local");
+        if (f && std::strcmp(f, "try_cmpxchg_acquire") == 0)  // stronger: the kernel's form
+            return cas(a, old, nv, engine::acquire, lk::acquire, loc);
         k().point(loc);
-        if (generic) return generic_cas(a, old, nv, "try_cmpxchg_local", loc);
+        if (f) return generic_cas(a, old, nv, "try_cmpxchg_local", loc);
         return local_cas(a, old, nv, "try_cmpxchg_local", loc);
     }
     // The LKMM's own fences (f_mb, f_rmb, f_wmb), not C11's: RC11 and SC keep the C11 fences.
     static void smp_mb(src_loc loc = {}) {
-        if (const char* f = weakened(loc, "smp_mb")) return weaker_fence(f, loc);
+        if (const char* f = weakened(loc, "smp_mb")) return other_fence(f, loc);
         fence(engine::seq_cst, lk::f_mb, loc);
     }
     static void smp_rmb(src_loc loc = {}) {
-        if (const char* f = weakened(loc, "smp_rmb")) return weaker_fence(f, loc);
+        if (const char* f = weakened(loc, "smp_rmb")) return other_fence(f, loc);
         fence(engine::acquire, lk::f_rmb, loc);
     }
     static void smp_wmb(src_loc loc = {}) {
-        if (const char* f = weakened(loc, "smp_wmb")) return weaker_fence(f, loc);
+        if (const char* f = weakened(loc, "smp_wmb")) return other_fence(f, loc);
         fence(engine::release, lk::f_wmb, loc);
     }
 
@@ -256,14 +258,22 @@ struct model_env {
         return t == nullptr || t->depth == 0;
     }
     static void preempt_disable(src_loc loc = {}) {
-        const bool none = weakened(loc, "preempt_disable") != nullptr;
+        const char* f = weakened(loc, "preempt_disable");
         k().point(loc);
-        if (!none) k().preempt_disable();
+        if (f && std::strcmp(f, "local_irq_save") == 0) {  // stronger: irqs off as well
+            k().preempt_disable();
+            strong_irq_flags() = k().irq_save();
+            return;
+        }
+        if (!f) k().preempt_disable();
     }
     // impl/ pairs them in preempt_guard, which hands both the same line: a weakened disable's
-    // enable is skipped by that line.
+    // enable is skipped by that line, a strengthened one restores the irqs too.
     static void preempt_enable(src_loc loc = {}) {
-        if (weakened(loc, "preempt_disable")) return;
+        if (const char* f = weakened(loc, "preempt_disable")) {
+            if (std::strcmp(f, "local_irq_save") != 0) return;
+            k().irq_restore(strong_irq_flags());
+        }
         k().preempt_enable();
     }
 
@@ -315,12 +325,14 @@ struct model_env {
     // The generic __this_cpu RMWs: a read and a write that an interrupt on this CPU can split.
     template <class T>
     static void this_cpu_add_nocheck(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
+        if (weakened(loc, "__this_cpu_add")) return this_cpu_add_local(p, v, loc);
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_add()", loc);
         local_add(mine(p), v, "__this_cpu_add", true, loc);
     }
     template <class T>
     static void this_cpu_sub_nocheck(percpu<T>& p, same<val<T>> v, src_loc loc = {}) {
+        if (weakened(loc, "__this_cpu_sub")) return this_cpu_add_local(p, val<T>(T{0} - v), loc);
         k().point(loc);
         k().check_preemption_disabled("__this_cpu_sub()", loc);
         local_add(mine(p), val<T>(T{0} - v), "__this_cpu_sub", true, loc);
@@ -328,7 +340,9 @@ struct model_env {
     template <class T>
     static bool this_cpu_try_cmpxchg_nocheck(percpu<T>& p, val<T>& old, same<val<T>> nv,
                                              src_loc loc = {}) {
+        const bool local = weakened(loc, "__this_cpu_cmpxchg") != nullptr;
         k().point(loc);
+        if (local) return local_cas(mine(p), old, nv, "this_cpu_try_cmpxchg", loc);
         k().check_preemption_disabled("__this_cpu_cmpxchg()", loc);
         return generic_cas(mine(p), old, nv, "__this_cpu_cmpxchg", loc);
     }
@@ -349,15 +363,23 @@ struct model_env {
 
     // ----- locks: raw_spin_lock disables preemption, as in the kernel -----
     static void spin_lock(spinlock& l, src_loc loc = {}) {
+        const bool irqsave = weakened(loc, "spin_lock") != nullptr;
         k().point(loc);
+        const irq_flags f = irqsave ? k().irq_save() : flags_untouched;
         k().preempt_disable();
         lock(l, loc);
+        if (model::ordering().on) strong_lock_flags(&l) = f;
     }
     static void spin_unlock(spinlock& l, src_loc loc = {}) {
         k().point(loc);
         k().lock_released(&l);
         l.m_.unlock(loc);
         k().preempt_enable();
+        if (__builtin_expect(model::ordering().on, 0)) {  // a strengthened spin_lock's irqs
+            irq_flags& f = strong_lock_flags(&l);
+            if (f != flags_untouched) k().irq_restore(f);
+            f = flags_untouched;
+        }
     }
     static irq_flags spin_lock_irqsave(spinlock& l, src_loc loc = {}) {
         const bool plain = weakened(loc, "spin_lock_irqsave") != nullptr;
@@ -365,6 +387,7 @@ struct model_env {
         const irq_flags f = plain ? flags_untouched : k().irq_save();
         k().preempt_disable();
         lock(l, loc);
+        if (model::ordering().on) strong_lock_flags(&l) = flags_untouched;
         return f;
     }
     static void spin_unlock_irqrestore(spinlock& l, irq_flags f, src_loc loc = {}) {
@@ -441,7 +464,8 @@ private:
     static model::kernel& k() { return model::kernel::get(); }
 
     // ----- the ordering override (model/check/ordering.hpp; kverify run --weaken, orders) -----
-    // The form this site runs as, nullptr for its own. Without an override: one load and branch.
+    // The form this site runs as (one step weaker or stronger), nullptr for its own. Without an
+    // override: one load and branch.
     static const char* weakened(const src_loc& loc, const char* primitive) {
         model::ordering_state& o = model::ordering();
         if (__builtin_expect(!o.on, 1)) return nullptr;
@@ -454,18 +478,50 @@ private:
         if (f == flags_preempt_instead) k().preempt_enable();
     }
     template <class T>
-    static bool weaker_cmpxchg(atomic<T>& a, val<T>& old, const val<T>& nv, const char* form,
-                               src_loc loc) {
+    static bool full_cas(atomic<T>& a, val<T>& old, const val<T>& nv, src_loc loc) {
+        k().point(loc);
+        annotate_rmw(lk::mb, old, nv);
+        T o = old.value();
+        const bool ok = a.v_.cas_full(o, nv.value(), loc);
+        return cas_result(ok, old, o);
+    }
+    template <class T>
+    static bool other_cmpxchg(atomic<T>& a, val<T>& old, const val<T>& nv, const char* form,
+                              src_loc loc) {
+        if (std::strcmp(form, "try_cmpxchg") == 0) return full_cas(a, old, nv, loc);
         if (std::strcmp(form, "try_cmpxchg_acquire") == 0)
             return cas(a, old, nv, engine::acquire, lk::acquire, loc);
         if (std::strcmp(form, "try_cmpxchg_release") == 0)
             return cas(a, old, nv, engine::release, lk::release, loc);
         return cas(a, old, nv, engine::relaxed, lk::once, loc);
     }
-    static void weaker_fence(const char* form, src_loc loc) {
+    static void other_fence(const char* form, src_loc loc) {
+        if (std::strcmp(form, "smp_mb") == 0) return fence(engine::seq_cst, lk::f_mb, loc);
         if (std::strcmp(form, "smp_rmb") == 0) return fence(engine::acquire, lk::f_rmb, loc);
         if (std::strcmp(form, "smp_wmb") == 0) return fence(engine::release, lk::f_wmb, loc);
         k().point(loc);  // none: the line stays a delivery point, with no fence
+    }
+    // A __this_cpu add run as its CPU-local this_cpu form (no delivery point inside).
+    template <class T>
+    static void this_cpu_add_local(percpu<T>& p, const val<T>& v, src_loc loc) {
+        k().point(loc);
+        local_add(mine(p), v, "this_cpu_add", false, loc);
+    }
+    // Where a strengthened preempt_disable keeps its irq flags until its enable: per exploring
+    // thread, task and context depth (a handler's section nests inside its task's).
+    static irq_flags& strong_irq_flags() {
+        thread_local irq_flags saved[model::max_tasks + 1][8] = {};
+        const model::kernel::task_state* t = k().current_task();
+        return t ? saved[engine::thread_index()][t->depth & 7] : saved[model::max_tasks][0];
+    }
+    // A strengthened spin_lock's irq flags, by lock, until its unlock (flags_untouched: none).
+    static irq_flags& strong_lock_flags(const spinlock* l) {
+        thread_local std::pair<const spinlock*, irq_flags> saved[8] = {};
+        for (auto& s : saved)
+            if (s.first == l) return s.second;
+        for (auto& s : saved)
+            if (s.first == nullptr) return (s = {l, flags_untouched}).second;
+        return (saved[0] = {l, flags_untouched}).second;
     }
 
     static void lock(spinlock& l, src_loc loc) {

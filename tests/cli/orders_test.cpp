@@ -4,6 +4,7 @@
 // bug they fix, and one that is redundant by construction is reported not needed. Sites are
 // found by their source text in impl/, so the tests follow impl/ when its lines move.
 #include <fstream>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 
@@ -38,6 +39,21 @@ std::string irqsave_of_add() { return site_of("impl/percpu_counter.hpp", "sectio
 std::string acquire_of_tail() {
     return site_of("impl/objpool.hpp",
                    "return Env::try_cmpxchg_acquire(tail_seq, tail, tail + 1);");
+}
+
+// Pop's acquire of `head` and its release cas of `head` (v6.7's pop): a thief's read of the
+// entry at `head` stays before the move of head that lets the owner write that position again.
+std::string acquire_of_head() {
+    return site_of("impl/objpool.hpp", "auto head = Env::load_acquire(s.head);");
+}
+std::string release_of_head() {
+    return site_of("impl/objpool.hpp", "return Env::try_cmpxchg_release(s.head, head, head + 1);");
+}
+// sum()'s lock, taken with irqs off: "impl/FILE:LINE" of the line after `text`.
+std::string irqsave_of_sum() {
+    const std::string at = site_of("impl/percpu_counter.hpp", "s64 sum() const {");
+    const std::size_t colon = at.rfind(':');
+    return at.substr(0, colon + 1) + std::to_string(std::stoul(at.substr(colon + 1)) + 1);
 }
 
 // Runs orders on one site and returns its JSON, with the one weakening asserted present.
@@ -78,6 +94,9 @@ TEST_F(orders, bad_input_is_one_line_and_exit_2) {
         {{"orders", "objpool"}, "only with --list"},
         {{"orders", "objpool/no-such-variant"}, "no quick rows of objpool/no-such-variant"},
         {{"orders", "objpool/v6.7/c2-o1"}, "is not ALGORITHM or ALGORITHM/VARIANT"},
+        {{"orders", "percpu_counter/mut-fold-gt", "--strengthen", "--site",
+          "impl/percpu_counter.hpp:1"},
+         "no ordering site impl/percpu_counter.hpp:1 is reached"},
     };
     for (const bad_input& b : cases) {
         SCOPED_TRACE(b.args.back());
@@ -181,6 +200,50 @@ TEST_F(orders, owner_only_tail_acquire_is_not_needed) {
     EXPECT_NE(std::find(configs.begin(), configs.end(), "c2-o2-irq"), configs.end()) << w.dump(2);
 }
 
+// head's acquire and release: "not needed" in every configuration of the ladder, under every
+// model, until c3-o2-reuse (tests/model/objpool/objpool_reuse.cpp), where the owner writes a
+// ring position again while a thief may still read it. There either weakening lets the thief's
+// read take the entry written later (load buffering): a duplicate, under the LKMM only, as
+// proofs/objpool.md explains; RC11 and SC forbid the cycle. The unweakened rows pass
+// (verdicts.tsv).
+TEST_F(orders, head_acquire_and_release_are_needed_where_a_ring_position_is_reused) {
+    for (const auto& [site, primitive, form] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {acquire_of_head(), "smp_load_acquire", "READ_ONCE"},
+             {release_of_head(), "try_cmpxchg_release", "try_cmpxchg_relaxed"}}) {
+        SCOPED_TRACE(site);
+        const json j = orders_of(dir_, "objpool/fix-acquire-last", site);
+        ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+        const json& w = j.at("weakenings")[0];
+        EXPECT_EQ(w.at("primitive"), primitive);
+        EXPECT_EQ(w.at("form"), form);
+        ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+        EXPECT_EQ(findings_of(w), (std::vector<std::string>{"duplicate c3-o2-reuse LKMM"}))
+            << w.dump(2);
+        EXPECT_EQ(w.at("command"),
+                  "./kverify run objpool/fix-acquire-last/c3-o2-reuse --engine "
+                  "dpor-lkmm --search exhaustive --weaken " +
+                      site + "=" + form);
+    }
+}
+
+// sum()'s irq-save: needed where an IRQ that folds lands on the CPU inside sum() (irq-sum,
+// tests/model/percpu_counter/percpu_counter_orders.cpp): with spin_lock alone the IRQ spins
+// on the lock its own CPU holds. An interleaving bug: every model. No other configuration has
+// an IRQ on a summing CPU, so before irq-sum the step was "not needed".
+TEST_F(orders, percpu_counter_irqsave_of_sum_is_needed_where_an_irq_folds_during_it) {
+    const std::string site = irqsave_of_sum();
+    const json j = orders_of(dir_, "percpu_counter/irqsave", site);
+    ASSERT_EQ(j.at("weakenings").size(), 1u) << j.dump(2);
+    const json& w = j.at("weakenings")[0];
+    EXPECT_EQ(w.at("primitive"), "spin_lock_irqsave");
+    EXPECT_EQ(w.at("form"), "spin_lock");
+    EXPECT_EQ(w.at("function"), "sum");
+    ASSERT_EQ(w.at("result"), "needed") << w.dump(2);
+    EXPECT_EQ(findings_of(w), (std::vector<std::string>{"self-deadlock irq-sum SC,RC11,LKMM"}))
+        << w.dump(2);
+}
+
 // Site discovery: the sites come from a run, with their functions and primitives.
 TEST_F(orders, list_names_sites_by_line_function_and_primitive) {
     const result r = kverify({"orders", "percpu_counter/irqsave", "--list", "--no-progress"});
@@ -195,6 +258,96 @@ TEST_F(orders, list_names_sites_by_line_function_and_primitive) {
     EXPECT_TRUE(irqsave) << r.out;
     // irqsave never takes the local-cas path: its this_cpu_try_cmpxchg is not reached.
     EXPECT_EQ(r.out.find("this_cpu_try_cmpxchg"), std::string::npos) << r.out;
+}
+
+// ----- --strengthen: repairs of a failing variant -----
+
+// Runs orders --strengthen and returns its JSON.
+json strengthen(const std::string& dir, const std::string& target) {
+    const std::string out = dir + "/strengthen.json";
+    const result r =
+        kverify({"orders", target, "--strengthen", "--json", out, "-j", "2", "--no-progress"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const json j = json::parse(slurp(out));
+    EXPECT_EQ(j.at("mode"), "strengthen");
+    EXPECT_EQ(j.at("target"), target);
+    EXPECT_GT(j.at("failing").size(), 0u) << j.dump(2);
+    return j;
+}
+
+// Each repair as "SITE=FORM[ + SITE=FORM] (PRIMITIVE...) FUNCTION... MODELS".
+std::vector<std::string> repairs_of(const json& j) {
+    std::vector<std::string> out;
+    for (const json& c : j.at("repairs")) {
+        EXPECT_EQ(c.at("result"), "repair");
+        std::string s;
+        for (const json& x : c.at("strengthenings"))
+            s += (s.empty() ? "" : " + ") + x.at("site").get<std::string>() + "=" +
+                 x.at("form").get<std::string>() + " (" + x.at("primitive").get<std::string>() +
+                 " in " + x.at("function").get<std::string>() + ")";
+        out.push_back(s + " " + c.at("verified").at("models").get<std::string>());
+    }
+    return out;
+}
+
+// preempt-only (before v6.3): the decide-then-add with only preemption off. Its one repair is
+// v6.3's: that section with irqs off (the irqsave variant), and it holds on every row.
+TEST_F(orders, strengthen_finds_the_v6_3_irq_save_as_preempt_only_repair) {
+    const json j = strengthen(dir_, "percpu_counter/preempt-only");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(
+        repairs_of(j),
+        (std::vector<std::string>{irqsave_of_add() + "=local_irq_save (preempt_disable in "
+                                                     "add_batch_decide_then_add) SC, RC11, LKMM"}))
+        << j.dump(2);
+}
+
+// The RFC of the second seed: preempt_disable around a loop of the non-irq-safe
+// __this_cpu_cmpxchg. Two single repairs: the merged version's irq-safe this_cpu_try_cmpxchg,
+// or irqs off around the loop.
+TEST_F(orders, strengthen_finds_both_repairs_of_the_percpu_counter_rfc) {
+    const json j = strengthen(dir_, "percpu_counter/rfc");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(repairs_of(j),
+              (std::vector<std::string>{
+                  site_of("impl/percpu_counter.hpp",
+                          "return Env::this_cpu_try_cmpxchg_nocheck(counters, old, nv);") +
+                      "=this_cpu_try_cmpxchg (__this_cpu_cmpxchg in local_update) SC, RC11, LKMM",
+                  site_of("impl/percpu_counter.hpp", "preempt_guard<Env> no_preempt;") +
+                      "=local_irq_save (preempt_disable in add_batch) SC, RC11, LKMM"}))
+        << j.dump(2);
+}
+
+// F1 put back into fix-nested-push (tests/model/objpool/objpool_reuse.cpp): the one repair is
+// the acquire of `last`, fix-acquire-last's change, and with it every row passes again,
+// c1-o2-nmi (the nested NMI push) included.
+TEST_F(orders, strengthen_finds_the_acquire_of_last_as_the_repair_of_f1) {
+    const json j = strengthen(dir_, "objpool/mut-nested-last-once");
+    EXPECT_EQ(j.at("result"), "repaired");
+    EXPECT_EQ(
+        repairs_of(j),
+        (std::vector<std::string>{site_of("impl/objpool.hpp", "return Env::read_once(s.last);") +
+                                  "=smp_load_acquire (READ_ONCE in read_last) SC, RC11, "
+                                  "LKMM"}))
+        << j.dump(2);
+    const json& configs = j.at("repairs")[0].at("verified").at("configurations");
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "c1-o2-nmi"), configs.end());
+}
+
+// The twins: bugs that are not orderings. mut-fold-drops-amount folds only the old delta (an
+// arithmetic slip); mut-small-capacity sizes a ring for one CPU's share of the objects (a range
+// bug). Every single strengthening and every pair of them still fails some row.
+TEST_F(orders, strengthen_finds_no_repair_of_a_bug_that_is_no_ordering) {
+    for (const char* target :
+         {"percpu_counter/mut-fold-drops-amount", "objpool/mut-small-capacity"}) {
+        SCOPED_TRACE(target);
+        const json j = strengthen(dir_, target);
+        EXPECT_EQ(j.at("result"), "no repair of one or two sites") << j.dump(2);
+        EXPECT_TRUE(j.at("repairs").empty()) << j.dump(2);
+        EXPECT_TRUE(j.at("inconclusive").empty()) << j.dump(2);
+        EXPECT_GT(j.at("singles").get<std::size_t>(), 5u) << j.dump(2);
+        EXPECT_GT(j.at("pairs").get<std::size_t>(), 20u) << j.dump(2);
+    }
 }
 
 }  // namespace

@@ -68,9 +68,10 @@ inline constexpr unsigned max_objs = 4;
 struct objpool_params {
     kernel_config kernel;
     int nr_objs = 2;
-    unsigned rounds = 1;     // pop-then-push rounds per task
-    bool irq_round = false;  // the IRQ handler does one pop-then-push round
-    bool nmi_round = false;  // the NMI handler does one pop-then-push round
+    unsigned rounds = 1;           // pop-then-push rounds per task
+    unsigned task_rounds[3] = {};  // task t's rounds where nonzero (else `rounds`)
+    bool irq_round = false;        // the IRQ handler does one pop-then-push round
+    bool nmi_round = false;        // the NMI handler does one pop-then-push round
     // Hand a payload over through the pool (property 8). Off, the structural properties
     // (1-7) are still checked: the kernel variants fail property 8 in the C11 model (see
     // proofs/objpool.md), and a data race ends an execution before anything else is seen.
@@ -196,8 +197,9 @@ struct objpool_scenario : scenario_base {
         E::plain_write(obj->payload, h.wrote);
     }
 
-    void task(unsigned) {
-        for (unsigned r = 0; r < p.rounds; ++r) round();
+    void task(unsigned t) {
+        const unsigned rounds = t < 3 && p.task_rounds[t] ? p.task_rounds[t] : p.rounds;
+        for (unsigned r = 0; r < rounds; ++r) round();
     }
 
     // Under load buffering: per object, the payloads its holders read and wrote form one chain
@@ -290,8 +292,12 @@ inline std::string describe(const objpool_params& p, unsigned tasks) {
     std::snprintf(hex, sizeof hex, "%llx",
                   static_cast<unsigned long long>(p.kernel.possible.bits()));
     s += hex;
-    s += "), " + std::to_string(tasks) + " tasks, " + std::to_string(p.nr_objs) + " objs, " +
-         std::to_string(p.rounds) + " round(s)/task";
+    s += "), " + std::to_string(tasks) + " tasks, " + std::to_string(p.nr_objs) + " objs, ";
+    std::string per_task;
+    for (unsigned t = 0; t < tasks && t < 3; ++t)
+        per_task += (t ? "+" : "") + std::to_string(p.task_rounds[t] ? p.task_rounds[t] : p.rounds);
+    const bool uneven = p.task_rounds[0] || p.task_rounds[1] || p.task_rounds[2];
+    s += uneven ? per_task + " rounds by task" : std::to_string(p.rounds) + " round(s)/task";
     unsigned irqs = 0, nmis = 0;
     for (unsigned c = 0; c < max_cpus; ++c) {
         irqs += p.kernel.irq_budget[c];

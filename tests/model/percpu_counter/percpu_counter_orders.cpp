@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Configurations for `kverify orders` (issue 19) that the other percpu_counter checks do not
+// reach: an interrupt that folds on the CPU where a task holds the lock in sum() or in
+// cpu_dead(). Both take it with irqs off; the other checks run them only where no interrupt
+// that folds can land (a CPU without IRQs, IRQs that add too little to fold, or the quiescent
+// check, run by the harness). With the lock taken with spin_lock alone, the IRQ's add on that
+// CPU folds, spins on the lock its own CPU holds, and the task under it never runs again: a
+// self-deadlock (proofs/percpu_counter.md, "Which orderings are needed"). The scenario is
+// percpu_counter_scenario.hpp.
+#include "tests/model/percpu_counter/percpu_counter_scenario.hpp"
+
+namespace kverify::model {
+inline namespace KVERIFY_ENGINE_NS {
+namespace pcc {
+namespace {
+
+template <class V, unsigned T>
+void reg(const char* config, const std::string& what, const params& p) {
+    add_check<scenario<V, T>>("percpu_counter/" + std::string(V::name) + "/" + config,
+                              "percpu_counter", V::name, what, p);
+}
+
+void register_checks() {
+    // irq-sum: one CPU sums while an IRQ on it adds +5, beyond the batch: the IRQ folds.
+    params p;
+    p.kernel.possible = p.kernel.online = cpumask::first_n(1);
+    p.kernel.irq_budget[0] = 1;
+    p.task[0] = {sum()};
+    p.irq[0] = {add(5)};
+    const char* what = "1 cpu, batch 4, sum(), 1 IRQ adding +5 (it folds)";
+    reg<pcc_irqsave, 1>("irq-sum", what, p);
+    reg<pcc_local_cas, 1>("irq-sum", what, p);
+    // dead-irq-fold: cpu1 adds +3 and finishes; cpu0 takes it down while an IRQ on cpu0 adds
+    // +5, which folds (hotplug-irq's IRQs add +2 and never fold).
+    params q;
+    q.kernel.possible = q.kernel.online = cpumask::first_n(2);
+    q.kernel.irq_budget[0] = 1;
+    q.task[0] = {wait_for(1), mark_dying(1), go_offline(1), cpu_dead(1)};
+    q.task[1] = {add(3)};
+    q.irq[0] = {add(5)};
+    const char* dead =
+        "2 cpus, batch 4, cpu1 adds +3, then cpu0 takes it down; 1 IRQ on cpu0 "
+        "adding +5 (it folds)";
+    reg<pcc_irqsave, 2>("dead-irq-fold", dead, q);
+    reg<pcc_local_cas, 2>("dead-irq-fold", dead, q);
+}
+
+const registrar reg_checks(register_checks);
+
+}  // namespace
+}  // namespace pcc
+}  // namespace KVERIFY_ENGINE_NS
+}  // namespace kverify::model
