@@ -690,9 +690,18 @@ TEST_F(cli, evidence_groups_rows_by_model_search_and_verdict_keeping_the_stronge
     }
     spit(path("all.tsv"), text);
     const result all = kverify({"evidence", "objpool", "--expected", path("all.tsv")});
+    // ... but for the twins of the checker among them, which are listed apart with their
+    // variant in each name (summary_test.cpp): v6.15's own configurations are the rest.
+    const std::size_t twins = all.out.find("**Twins of the checker**");
+    ASSERT_NE(twins, std::string::npos) << all.out;
+    unsigned k = 0;
+    for (std::size_t at = all.out.find("v6.15/", twins); at != std::string::npos;
+         at = all.out.find("v6.15/", at + 1))
+        ++k;
+    EXPECT_GT(k, 0u) << all.out;
     EXPECT_NE(all.out.find("**v6.15**\n\n- RC11 (dpor), exhaustive, quick, pass: every "
                            "configuration (" +
-                           std::to_string(n) + ")\n"),
+                           std::to_string(n - k) + ")\n"),
               std::string::npos)
         << all.out;
 
