@@ -46,8 +46,7 @@ kernel_config cpus(unsigned n) {
 
 template <class V, unsigned T>
 void reg(const char* config, const std::string& what, const params& p) {
-    add_check<scenario<V, T>>("percpu_counter/" + std::string(V::name) + "/" + config,
-                              "percpu_counter", V::name, what, p);
+    register_variant_check<V, T>(config, what, p);
 }
 
 // The variants that every add_batch configuration runs on, and the two test-only mutants.

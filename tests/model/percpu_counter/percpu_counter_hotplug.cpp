@@ -13,8 +13,7 @@ namespace {
 
 template <class V, unsigned T>
 void reg(const char* config, const std::string& what, const params& p) {
-    add_check<scenario<V, T>>("percpu_counter/" + std::string(V::name) + "/" + config,
-                              "percpu_counter", V::name, what, p);
+    register_variant_check<V, T>(config, what, p);
 }
 
 void register_checks() {

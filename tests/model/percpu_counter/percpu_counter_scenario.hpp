@@ -466,6 +466,13 @@ private:
     }
 };
 
+// Registers the check percpu_counter/VARIANT/CONFIG of this scenario on Tasks tasks.
+template <class V, unsigned T>
+void register_variant_check(const char* config, const std::string& what, const params& p) {
+    add_check<scenario<V, T>>("percpu_counter/" + std::string(V::name) + "/" + config,
+                              "percpu_counter", V::name, what, p);
+}
+
 }  // namespace pcc
 }  // namespace KVERIFY_ENGINE_NS
 }  // namespace kverify::model
