@@ -110,20 +110,13 @@ std::string evidence_markdown(const table& t, const std::string& algorithm) {
         const std::string config = c.name.substr(c.name.rfind('/') + 1);
         return c.checker_twin ? c.variant + "/" + config : config;
     };
-    bool any_twin = false;
     for (const check& c : model::registry().all()) {
         if (c.algorithm != algorithm) continue;
-        if (c.checker_twin) {
-            any_twin = true;
-            configs_of[twins].push_back(config_name(c));
-            order[c.name] = order.size();
-            continue;
-        }
-        if (!configs_of.count(c.variant)) variants.push_back(c.variant);
-        configs_of[c.variant].push_back(c.name.substr(c.name.rfind('/') + 1));
+        if (!c.checker_twin && !configs_of.count(c.variant)) variants.push_back(c.variant);
+        configs_of[group_of(c)].push_back(config_name(c));
         order[c.name] = order.size();
     }
-    if (any_twin) variants.push_back(twins);
+    if (configs_of.count(twins)) variants.push_back(twins);
     if (variants.empty()) {
         std::string known;
         for (const std::string& a : evidence_algorithms(t))

@@ -75,9 +75,15 @@ std::size_t first_difference(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void print_verdict(const check& c, const verdict& v, const std::string& weakened) {
+// The check's name and configuration, and "  engine: E" (the caller goes on on that line).
+void print_check_header(const check& c, const std::string& engine) {
     std::cout << c.name << "\n  " << c.algorithm << " " << c.variant << " [" << c.config
-              << "]\n  engine: " << v.engine << "  search: " << v.search.str();
+              << "]\n  engine: " << engine;
+}
+
+void print_verdict(const check& c, const verdict& v, const std::string& weakened) {
+    print_check_header(c, v.engine);
+    std::cout << "  search: " << v.search.str();
     if (v.search.limits.any()) std::cout << " " << v.search.limits.str();
     std::cout << "  verdict: " << v.outcome;
     // A weakened program's verdict, never the variant's.
@@ -87,6 +93,14 @@ void print_verdict(const check& c, const verdict& v, const std::string& weakened
     if (!v.also_sc.empty()) std::cout << "  also under SC: " << v.also_sc;
     std::cout << "  time: " << format_seconds(v.seconds) << "\n";
     if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";
+}
+
+// The search that runs the one execution a verdict's replay string names.
+search_spec replay_spec(const verdict& v, bool raw_trace) {
+    search_spec spec = v.search;
+    spec.replay = v.replay;
+    spec.raw_trace = raw_trace;
+    return spec;
 }
 
 // Whether a replay ran the saved execution: the same trace, or (dpor) the same execution graph,
@@ -173,10 +187,8 @@ int cmd_run(const run_options& o) {
         // refuse or run otherwise is no counterexample to hand on.
         std::string why;
         try {
-            search_spec spec = cex.search;
-            spec.replay = cex.replay;
-            spec.raw_trace = o.raw_trace;
-            const verdict back = run_here(job{&c, cex.engine, spec}, false, c.name);
+            const verdict back =
+                run_here(job{&c, cex.engine, replay_spec(cex, o.raw_trace)}, false, c.name);
             if (back.outcome != cex.outcome || !same_execution(cex, back))
                 why = "its replay runs another execution";
         } catch (const std::exception& e) {
@@ -207,21 +219,17 @@ int cmd_replay(const replay_options& o) {
         throw usage_error(o.file +
                           ": the fingerprint does not match this check, engine, search and "
                           "replay string (edited, or written for another check or build): refused");
-    search_spec spec = saved.search;
-    spec.replay = saved.replay;
-    spec.raw_trace = o.raw_trace;
     verdict v;
     try {
-        v = run_here(job{c, saved.engine, spec}, false, name);
+        v = run_here(job{c, saved.engine, replay_spec(saved, o.raw_trace)}, false, name);
     } catch (const std::exception& e) {
         // The engine could not run the execution the string names on this program.
         throw usage_error(o.file + ": the saved execution cannot be run: " + e.what());
     }
     // A replay runs one execution, so its header says so: "verdict" and "search: exhaustive"
     // with "executions: 1" would read as a whole search's result.
-    std::cout << c->name << "\n  " << c->algorithm << " " << c->variant << " [" << c->config
-              << "]\n  engine: " << v.engine << "  replay: execution " << saved.executions
-              << " of search " << saved.search.str();
+    print_check_header(*c, v.engine);
+    std::cout << "  replay: execution " << saved.executions << " of search " << saved.search.str();
     if (saved.search.limits.any()) std::cout << " " << saved.search.limits.str();
     std::cout << "  result: " << (v.found_violation() ? v.outcome : "no violation")
               << "  time: " << format_seconds(v.seconds) << "\n";

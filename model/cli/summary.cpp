@@ -60,12 +60,6 @@ bool colour_wanted(int fd) {
     return (no == nullptr || *no == '\0') && isatty(fd) == 1;
 }
 
-namespace {
-std::string bad_more(std::size_t bad) {
-    return bad > 1 ? ", ... " + std::to_string(bad - 1) + " more" : "";
-}
-}  // namespace
-
 std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
     std::map<std::string, std::size_t> position;  // check name -> registry position
     for (const check& c : model::registry().all()) position.emplace(c.name, position.size());
@@ -199,10 +193,12 @@ std::string variant_summary(const std::vector<summary_row>& rows, bool colour) {
             const std::size_t n = tw->second.checks.size(), bad = tw->second.differ.size();
             std::string line =
                 "  + " + std::to_string(n) + " twin(s) of the checker, not of a variant: ";
-            line += bad == 0 ? paint("each fails as expected", "32", colour)
-                             : paint(std::to_string(bad) + " differ (" +
-                                         *tw->second.differ.begin() + bad_more(bad) + ")",
-                                     "1;31", colour);
+            line +=
+                bad == 0
+                    ? paint("each fails as expected", "32", colour)
+                    : paint(std::to_string(bad) + " differ (" + *tw->second.differ.begin() +
+                                (bad > 1 ? ", ... " + std::to_string(bad - 1) + " more" : "") + ")",
+                            "1;31", colour);
             out << line << "\n";
         }
     }
