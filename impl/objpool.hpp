@@ -4,7 +4,7 @@
 //
 // One ring of object pointers per possible CPU. A CPU pushes only into its own ring and pops from
 // its own ring first, then from the other possible CPUs in cyclic order. Each kernel version and
-// each known-bad mutant is a variant policy (end of file): the handful of knobs that differ.
+// each known-bad mutant is a variant policy (impl/objpool_variants.hpp): the knobs that differ.
 //
 // Differences from the kernel: a class instead of struct objpool_head plus free functions; one
 // Env::kmalloc per slot (no gfp flags, vmalloc or NUMA placement); the pool is `this`, so drop()
@@ -30,271 +30,9 @@
 #include <new>
 
 #include "impl/common.hpp"
-#include "impl/variant_list.hpp"
+#include "impl/objpool_variants.hpp"
 
 namespace kverify {
-
-// ----- variant knobs -----
-
-// How push reserves sequence number `tail` in its own slot.
-enum class objpool_reserve {
-    cas_acquire,  // try_cmpxchg_acquire: SMP-atomic (merged kernel)
-    cas_local,    // try_cmpxchg_local: atomic only against this CPU (the Oct 2023 proposal)
-};
-
-// How pop's outer loop visits the possible CPUs (all three visit the same CPUs in the same order).
-enum class objpool_walk {
-    popcount_each_pop,  // v6.7..v6.9: `i < num_possible_cpus()`, a popcount per iteration
-    cached_count,       // v6.10: `i < pool->nr_possible_cpus`, counted once at init
-    possible_wrap,      // v6.15: each possible CPU once, from the start CPU up, wrapping to 0
-};
-
-// How push commits `last`, i.e. publishes its entry (proofs/objpool.md, F2).
-enum class objpool_commit {
-    // store_release(last, tail + 1) for its own reservation `tail` (every kernel version).
-    // Assumes pushes on one CPU commit in reservation order, which an NMI push nested between
-    // an outer push's reservation and its commit breaks.
-    reservation,
-    // Our repair: a push commits only if its reservation is the oldest uncommitted one on this
-    // CPU (last == its sequence: it is the outermost push in flight there); it publishes its
-    // own entry, then re-reads tail and publishes up to it until tail stops moving (pushes
-    // nested inside it leave their entries written but unpublished, for it to publish).
-    outermost,
-    // The repair without the re-read of tail after the commit: the outermost push publishes
-    // only its own entry, and one that a push nested inside it left stays unpublished (known bad).
-    outermost_once,
-    // The repair without the outermost test: every push publishes up to tail, so a nested push
-    // publishes the outer push's unwritten entry (known bad).
-    every_push,
-    // The repair re-reading tail once instead of until it stops moving: wrong only when a second
-    // NMI push lands in the same push, after that re-read (known bad).
-    outermost_recheck_once,
-};
-
-// The merged v6.7 algorithm; every other variant derives from one of these and restates only
-// what it changes. `name` and `known_bad` are restated by every variant.
-struct objpool_v6_7 {
-    static constexpr const char* name = "v6.7";
-    static constexpr bool known_bad = false;
-
-    // push
-    static constexpr bool push_irqs_off = true;  // irq_save around the push
-    static constexpr objpool_reserve push_reserve = objpool_reserve::cas_acquire;
-    static constexpr bool push_to_next_cpu = false;    // push into the next possible CPU's slot
-    static constexpr bool push_commit_first = false;   // store `last` before the entry
-    static constexpr bool push_commit_release = true;  // store_release(last) (else WRITE_ONCE)
-    static constexpr objpool_commit push_commit = objpool_commit::reservation;
-    // push's tail - head > nr_objs warning: in the reservation loop, against the tail read
-    // before it (kernel), or once the sequence is reserved (fix-nested-push; F4)
-    static constexpr bool push_warn_reserved = false;
-    // pop
-    static constexpr bool pop_range_check = true;        // the v6.7 "head overrun" fix
-    static constexpr bool pop_last_acquire = false;      // READ_ONCE(last) (else smp_load_acquire)
-    static constexpr bool pop_head_release = true;       // cas_rel(head) (else cas_relaxed)
-    static constexpr bool pop_entry_after_head = false;  // read the entry after moving head
-    static constexpr objpool_walk pop_walk = objpool_walk::popcount_each_pop;
-    // init
-    static constexpr bool capacity_holds_all = true;  // capacity >= nr_objs (else a CPU's share)
-};
-
-// v6.7-rc1, before the head-overrun fix (found on an ARM big.LITTLE board).
-// Known bad: kept to prove the checker finds the head overrun (duplicate object) that a stale
-// `last` causes under the weak model; never for use. Sequentially it is correct.
-struct objpool_v6_7_rc1 : objpool_v6_7 {
-    static constexpr const char* name = "v6.7-rc1";
-    static constexpr bool known_bad = true;
-    static constexpr bool pop_range_check = false;
-};
-
-// v6.10: push/pop inlined in the header (same behaviour) and the CPU count cached at init.
-struct objpool_v6_10 : objpool_v6_7 {
-    static constexpr const char* name = "v6.10";
-    static constexpr bool known_bad = false;
-    static constexpr objpool_walk pop_walk = objpool_walk::cached_count;
-};
-
-// v6.15: pop's walk written as "each possible CPU once, wrapping from the start CPU".
-struct objpool_v6_15 : objpool_v6_10 {
-    static constexpr const char* name = "v6.15";
-    static constexpr bool known_bad = false;
-    static constexpr objpool_walk pop_walk = objpool_walk::possible_wrap;
-};
-
-// The first seed (proposed Oct 2023, never merged): reserve `tail` with a CPU-local cas. Sound
-// because only the owner CPU writes `tail` and, with irqs off, only an NMI on that CPU can
-// interleave. Otherwise v6.7. The negative control: it must NOT be reported.
-struct objpool_local_cas : objpool_v6_7 {
-    static constexpr const char* name = "local-cas";
-    static constexpr bool known_bad = false;
-    static constexpr objpool_reserve push_reserve = objpool_reserve::cas_local;
-};
-
-// Not a kernel version: our proposed fix for the C11 reading of pop. The kernel reads `last` with
-// READ_ONCE, so in C11 nothing acquires push's store_release(last): a popper may see the new
-// `last` and still read the stale entry, and the object's contents are handed over without a
-// happens-before edge. Here pop reads `last` with smp_load_acquire. Otherwise v6.15.
-struct objpool_fix_acquire_last : objpool_v6_15 {
-    static constexpr const char* name = "fix-acquire-last";
-    static constexpr bool known_bad = false;
-    static constexpr bool pop_last_acquire = true;
-};
-
-// Not a kernel version: our repair of F2 and F4 (proofs/objpool.md), on top of fix-acquire-last
-// so that F1 cannot mask what it does. An NMI push that lands inside a push on the same CPU
-// (between the outer push's reservation and its commit) does not commit: it leaves its entry
-// written but unpublished, and the outer push, the oldest uncommitted reservation on this CPU,
-// publishes both. `last` then only moves forward and never covers an unwritten entry. No atomic
-// RMW is added: the commit reads `last` and `tail` (this CPU's own words, on a cache line push
-// already holds) and, only when an NMI pushed during the commit, stores `last` once more.
-struct objpool_fix_nested_push : objpool_fix_acquire_last {
-    static constexpr const char* name = "fix-nested-push";
-    static constexpr bool known_bad = false;
-    static constexpr objpool_commit push_commit = objpool_commit::outermost;
-    // F4: the warning is checked once the sequence is reserved, where no NMI can make it stale.
-    static constexpr bool push_warn_reserved = true;
-};
-
-// ----- known-bad mutants: one line each away from the variant they derive from -----
-// Most derive from fix-acquire-last, the variant that passes in the C11 model: derived from a
-// kernel version, the model would report the kernel's own finding (proofs/objpool.md, F1) in
-// the same configurations, and the mutant's bug would not be told apart from it.
-
-// Kept to prove the checker finds a popper reading an entry that is not written yet (lost or
-// duplicated object, even under sequential consistency): push publishes `last` before it
-// writes the entry; never for use.
-struct objpool_mut_publish_before_entry : objpool_fix_acquire_last {
-    static constexpr const char* name = "mut-publish-before-entry";
-    static constexpr bool known_bad = true;
-    static constexpr bool push_commit_first = true;
-};
-
-// Kept to prove the checker finds the single-owner violation the review feared (then a lost
-// reservation): the local-cas push whose helper takes a cpu argument is handed the next possible
-// CPU, so two CPUs issue CPU-local cas on one `tail`; never for use.
-struct objpool_mut_push_remote : objpool_local_cas {
-    static constexpr const char* name = "mut-push-remote";
-    static constexpr bool known_bad = true;
-    static constexpr bool push_to_next_cpu = true;
-};
-
-// Kept to prove the checker finds nested pushes on one CPU (an IRQ between reservation and
-// commit publishes an unwritten entry, then `last` moves backwards) and pushes from a migrated
-// task: push runs with irqs on; never for use.
-struct objpool_mut_push_irqs_on : objpool_fix_acquire_last {
-    static constexpr const char* name = "mut-push-irqs-on";
-    static constexpr bool known_bad = true;
-    static constexpr bool push_irqs_off = false;
-};
-
-// Kept to prove the checker finds an unordered publication (entry or payload seen stale after
-// the new `last`): push commits `last` with WRITE_ONCE instead of smp_store_release; never for
-// use. Based on fix-acquire-last, because in the kernel pop nothing acquires `last` anyway.
-struct objpool_mut_commit_once : objpool_fix_acquire_last {
-    static constexpr const char* name = "mut-commit-once";
-    static constexpr bool known_bad = true;
-    static constexpr bool push_commit_release = false;
-};
-
-// Kept to prove the checker finds the head overrun that the release on `head` prevents when
-// there is no range check: pop moves `head` with a relaxed cas, so the next popper's acquire of
-// `head` no longer brings a `last` at least as new. Based on v6.7-rc1 (with the range check the
-// stale `last` is caught and retried); never for use.
-struct objpool_mut_pop_head_relaxed : objpool_v6_7_rc1 {
-    static constexpr const char* name = "mut-pop-head-relaxed";
-    static constexpr bool known_bad = true;
-    static constexpr bool pop_head_release = false;
-};
-
-// Kept to prove the checker finds the v6.7-rc1 head overrun on its own: rc1's pop, but with
-// `last` read by load_acquire as in fix-acquire-last, so the stale-entry finding of the kernel
-// pops (proofs/objpool.md) cannot mask it. A failed release cas refreshes head without
-// ordering; a stale `last` below it then passes rc1's `head != last` test; never for use.
-struct objpool_mut_rc1_acquire_last : objpool_v6_7_rc1 {
-    static constexpr const char* name = "mut-rc1-acquire-last";
-    static constexpr bool known_bad = true;
-    static constexpr bool pop_last_acquire = true;
-};
-
-// Kept to prove the checker finds a popper reading an entry that the owner already refilled
-// (duplicate object; needs nr_objs == capacity, e.g. 1, 2 or 4): pop moves `head` first and
-// reads the entry afterwards; never for use.
-struct objpool_mut_pop_entry_after_head : objpool_fix_acquire_last {
-    static constexpr const char* name = "mut-pop-entry-after-head";
-    static constexpr bool known_bad = true;
-    static constexpr bool pop_entry_after_head = true;
-};
-
-// Kept to prove the checker finds ring overflow once objects drift to one CPU (a live entry is
-// overwritten: lost and duplicated objects, even sequentially): the capacity is sized for one
-// CPU's share, ceil(nr_objs / N), instead of for every object; never for use.
-struct objpool_mut_small_capacity : objpool_fix_acquire_last {
-    static constexpr const char* name = "mut-small-capacity";
-    static constexpr bool known_bad = true;
-    static constexpr bool capacity_holds_all = false;
-};
-
-// Kept to prove the checker finds why fix-nested-push re-reads tail after its commit: without
-// it the outermost push publishes only its own entry, and an NMI push that nested inside it (and
-// so did not commit) stays unpublished: its object is lost in [last, tail); never for use.
-struct objpool_mut_nested_no_recheck : objpool_fix_nested_push {
-    static constexpr const char* name = "mut-nested-no-recheck";
-    static constexpr bool known_bad = true;
-    static constexpr objpool_commit push_commit = objpool_commit::outermost_once;
-};
-
-// Kept to prove the checker finds why fix-nested-push lets only the outermost push commit:
-// without that test, an NMI push inside a push publishes the outer push's entry before it is
-// written, and a popper takes whatever was there before (a duplicate object); never for use.
-struct objpool_mut_nested_not_outermost : objpool_fix_nested_push {
-    static constexpr const char* name = "mut-nested-not-outermost";
-    static constexpr bool known_bad = true;
-    static constexpr objpool_commit push_commit = objpool_commit::every_push;
-};
-
-// Kept to prove that the configurations with two NMIs on a CPU reach two NMI pushes inside one
-// push: fix-nested-push re-reading tail once, not until it stops moving. One nested push is
-// published by that re-read; a second one landing after it stays unpublished and its object is
-// lost. With one NMI it is correct; never for use.
-struct objpool_mut_nested_recheck_once : objpool_fix_nested_push {
-    static constexpr const char* name = "mut-nested-recheck-once";
-    static constexpr bool known_bad = true;
-    static constexpr objpool_commit push_commit = objpool_commit::outermost_recheck_once;
-};
-
-// Kept to prove the checker finds F4 (proofs/objpool.md) once F2 is repaired: fix-nested-push
-// with the kernel's warning in the reservation loop. An NMI push between push's read of tail
-// and its read of head, then a pop on another CPU, puts head past that stale tail and the
-// warning fires in a sound pool (a panic with panic_on_warn); never for use.
-struct objpool_mut_nested_warn_in_loop : objpool_fix_nested_push {
-    static constexpr const char* name = "mut-nested-warn-in-loop";
-    static constexpr bool known_bad = true;
-    static constexpr bool push_warn_reserved = false;
-};
-
-// ----- variant lists -----
-
-template <class... Vs>
-using objpool_variant_list = variant_list<Vs...>;
-
-// Every variant, each named once: kernel releases, the seed, our proposed fixes, then the
-// known-bad ones. The model checks, typed tests and benchmarks iterate this list or its filters.
-using objpool_all_variants = objpool_variant_list<
-    objpool_v6_7, objpool_v6_10, objpool_v6_15, objpool_local_cas, objpool_fix_acquire_last,
-    objpool_fix_nested_push, objpool_v6_7_rc1, objpool_mut_publish_before_entry,
-    objpool_mut_push_remote, objpool_mut_push_irqs_on, objpool_mut_commit_once,
-    objpool_mut_pop_head_relaxed, objpool_mut_pop_entry_after_head, objpool_mut_small_capacity,
-    objpool_mut_rc1_acquire_last, objpool_mut_nested_no_recheck, objpool_mut_nested_not_outermost,
-    objpool_mut_nested_warn_in_loop, objpool_mut_nested_recheck_once>;
-// The variants that must pass every check, and those some checker must reject.
-using objpool_good_variants = variant_filter_t<variant_is_sound, objpool_all_variants>;
-using objpool_bad_variants = variant_filter_t<variant_is_known_bad, objpool_all_variants>;
-
-static_assert(variant_names_distinct(objpool_all_variants{}), "two objpool variants share a name");
-
-template <class F>
-void for_each_objpool_variant(F&& f) {
-    objpool_all_variants::for_each(static_cast<F&&>(f));
-}
 
 // Pool limits, as in the kernel.
 inline constexpr int objpool_nr_object_max = 1 << 24;
@@ -363,7 +101,10 @@ public:
     }
 
     // Returns an object to the pool: into this CPU's slot, always succeeds (capacity >= nr_objs).
-    int push(void* obj) {
+    // obj is a tracked value in the model build: a caller that pushes what it popped keeps the
+    // data dependency from pop's read of the entry to push's write of it (the LKMM orders the two;
+    // proofs/objpool.md, "the refill after a failed cmpxchg").
+    int push(val_t<Env, void*> obj) {
         [[maybe_unused]] typename Env::irq_flags flags{};
         // irqs off: no IRQ can nest a second push on this CPU, and no migration between reading
         // the CPU id and the commit. NMIs are NOT blocked.
@@ -376,28 +117,29 @@ public:
     }
 
     // Takes an object: from this CPU's slot first, then each other possible CPU once, cyclically.
-    // nullptr means every slot looked empty when it was visited.
-    void* pop() {
-        void* obj = nullptr;
+    // nullptr means every slot looked empty when it was visited. The object comes back as the
+    // value pop read from the entry (a tracked value in the model build), so what the caller
+    // computes from it, push included, depends on that read as in the kernel.
+    val_t<Env, void*> pop() {
+        val_t<Env, void*> obj = nullptr;
         // irqs off: the CPU id stays ours for the whole walk (the kernel uses raw_ accessors).
         const typename Env::irq_flags flags = Env::local_irq_save();
         const unsigned start = Env::raw_smp_processor_id();
         if constexpr (Variant::pop_walk == objpool_walk::possible_wrap) {
             const cpumask possible = Env::possible_mask();
+            bool found = false;
             for (unsigned cpu = possible.next(static_cast<int>(start) - 1);
-                 obj == nullptr && cpu < cpumask::max_cpus;
+                 !found && cpu < cpumask::max_cpus; cpu = possible.next(static_cast<int>(cpu)))
+                found = took(obj, try_get_slot(cpu));
+            for (unsigned cpu = possible.next(-1); !found && cpu < start;
                  cpu = possible.next(static_cast<int>(cpu)))
-                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
-            for (unsigned cpu = possible.next(-1); obj == nullptr && cpu < start;
-                 cpu = possible.next(static_cast<int>(cpu)))
-                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
+                found = took(obj, try_get_slot(cpu));
         } else {
             unsigned cpu = start;
             // The bound is re-evaluated every iteration, as in the kernel: up to v6.9 that is a
             // popcount of the possible mask each time, from v6.10 the count cached at init.
             for (unsigned i = 0; i < walk_count(); i++) {
-                obj = Env::raw(try_get_slot(cpu));  // the caller's from here
-                if (obj != nullptr) break;
+                if (took(obj, try_get_slot(cpu))) break;
                 cpu = next_possible_wrap(cpu);
             }
         }
@@ -419,7 +161,7 @@ public:
     // Contract: no push is in flight or starts once fini begins (users wait a grace period).
     int fini() {
         int count = 1;  // the pool's own reference
-        while (pop() != nullptr) count++;
+        while (auto c = Env::when(pop() != nullptr)) count++;
         if (ref_sub_and_test(count)) free();
         return 0;
     }
@@ -609,7 +351,7 @@ private:
     }
 
     // Appends obj to cpu's slot. Correct only for cpu == this CPU with irqs off (single owner).
-    int try_add_slot(void* obj, unsigned cpu) {
+    int try_add_slot(val_t<Env, void*> obj, unsigned cpu) {
         slot& s = *cpu_slots_[cpu];
         // Relaxed: only this CPU writes tail, so we read our own latest value (an NMI push that
         // moves it in between only makes the cas below fail and refresh it).
@@ -732,6 +474,14 @@ private:
             return Env::try_cmpxchg_relaxed(s.head, head, head + 1);
     }
 
+    // Whether a slot gave an object (then it is obj). The walk stops there: a control dependency
+    // of the stop on the entry read, which (as the LKMM's) covers the stop, not the rest of pop.
+    static bool took(val_t<Env, void*>& obj, val_t<Env, void*> got) {
+        obj = got;
+        if (auto c = Env::when(got != nullptr)) return true;
+        return false;
+    }
+
     // Takes the oldest published entry of cpu's slot, or nullptr if [head, last) looks empty.
     val_t<Env, void*> try_get_slot(unsigned cpu) {
         slot& s = *cpu_slots_[cpu];
@@ -756,7 +506,10 @@ private:
                 // after that the owner may refill this position.
                 const auto obj = Env::read_once(Env::at(entries(s), head & s.mask));
                 if (move_head(s, head)) return obj;
+                // Failed: `head` is what the cas read, unordered. The repair reads it again.
+                if constexpr (Variant::pop_refresh_acquire) head = Env::load_acquire(s.head);
             } else {
+                static_assert(!Variant::pop_refresh_acquire, "one pop knob at a time");
                 const auto seq = head;
                 if (move_head(s, head)) return Env::read_once(Env::at(entries(s), seq & s.mask));
             }

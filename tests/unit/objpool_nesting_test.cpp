@@ -93,8 +93,8 @@ struct keeps_kernel_commit
     : std::bool_constant<V::push_commit == objpool_commit::reservation && !V::push_warn_reserved> {
 };
 using kernel_commit_variants = variant_filter_t<keeps_kernel_commit, objpool_good_variants>;
-static_assert(kernel_commit_variants::size + 1 == objpool_good_variants::size,
-              "only fix-nested-push changes the commit");
+static_assert(kernel_commit_variants::size + 2 == objpool_good_variants::size,
+              "only fix-nested-push and refresh-acquire (built on it) change the commit");
 
 template <class V>
 class ObjpoolFinding : public ::testing::Test {};

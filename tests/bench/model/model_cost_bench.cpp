@@ -47,14 +47,15 @@ struct objpool_round : model::scenario_base {
         model::expect(rc == 0, "init", "init failed: %d", rc);
     }
     void task(unsigned) {
-        if (void* o = pool.pop()) pool.push(o);
+        const auto o = pool.pop();
+        if (Env::raw(o) != nullptr) pool.push(o);
     }
     void after() {
         void* held[nr_objs];
         int n = 0;
         for (unsigned c = 0; c < 2; ++c) {
             kernel::get().set_harness_cpu(c);
-            while (void* o = pool.pop()) {
+            while (void* o = Env::raw(pool.pop())) {
                 if (n < nr_objs) held[n] = o;
                 ++n;
             }

@@ -208,7 +208,7 @@ struct lifecycle_scenario : pool_fixture<Env, Variant> {
         for (unsigned t = 0; t < Tasks; ++t) {
             if (p.op[t] == life_op::fini) continue;
             kernel::get().set_harness_cpu(p.kernel.task_cpu[t]);
-            held[t] = pool.pop();
+            held[t] = E::raw(pool.pop());
             expect(this->index_of(held[t]) >= 0, "false-empty", "task %u's pop found no object", t);
         }
         kernel::get().set_harness_cpu(p.kernel.online.next(-1));
@@ -304,13 +304,13 @@ struct walk_scenario : pool_fixture<Env, Variant> {
                 // Every object into d's slot.
                 k.set_harness_cpu(d);
                 unsigned m = 0;
-                while (m < n && (got[m] = pool.pop()) != nullptr) ++m;
+                while (m < n && (got[m] = E::raw(pool.pop())) != nullptr) ++m;
                 expect(m == n, "false-empty", "cpu%u popped %u of %u pooled objects, then NULL", d,
                        m, n);
                 for (unsigned i = 0; i < m; ++i) pool.push(got[i]);
                 // One pop on c.
                 k.set_harness_cpu(c);
-                void* o = pool.pop();
+                void* o = E::raw(pool.pop());
                 expect(o != nullptr, "false-empty",
                        "cpu%u popped NULL while cpu%u's slot held all %u objects", c, d, n);
                 expect(this->index_of(o) >= 0, "foreign-object",
@@ -379,14 +379,15 @@ struct nmi_scenario : pool_fixture<E, Variant> {
     }
 
     void round() {
-        void* o = pool.pop();
+        const auto got = pool.pop();  // pushed back as read: push's write depends on pop's read
+        void* o = E::raw(got);
         if (o == nullptr) return;
         const int i = this->index_of(o);
         expect(i >= 0, "foreign-object", "pop returned %p, not a pool object", o);
         expect(!held[i], "duplicate", "pop returned object %d, already held", i);
         held[i] = true;
         held[i] = false;  // the checker's view changes before the push, as in the ladder
-        pool.push(o);
+        pool.push(got);
     }
 
     void task(unsigned) { round(); }
@@ -401,7 +402,7 @@ struct nmi_scenario : pool_fixture<E, Variant> {
     void after() {
         unsigned drained = 0;
         bool seen[max_objs] = {};
-        while (void* o = pool.pop()) {
+        while (void* o = E::raw(pool.pop())) {
             const int i = this->index_of(o);
             expect(i >= 0 && !seen[i], "duplicate", "drain popped object %d twice", i);
             seen[i] = true;
@@ -494,8 +495,8 @@ struct init_scenario : scenario_base {
     }
 
     void task(unsigned) {
-        void* o = pool.pop();
-        expect(o != nullptr, "false-empty", "the pool built after the failures is empty");
+        const auto o = pool.pop();
+        expect(E::raw(o) != nullptr, "false-empty", "the pool built after the failures is empty");
         pool.push(o);
     }
 
@@ -584,6 +585,8 @@ void add_nmi_anywhere(const char* what) {
 void register_checks() {
     objpool_good_variants::for_each([](auto tag) { add_positive<typename decltype(tag)::type>(); });
     add_nmi_anywhere<objpool_fix_nested_push>(
+        "nmi-clear, but the NMI round also inside an open reservation (F2 repaired)");
+    add_nmi_anywhere<objpool_refresh_acquire>(
         "nmi-clear, but the NMI round also inside an open reservation (F2 repaired)");
     // Its twin: the repair that publishes only its own entry loses the nested push's object.
     add_nmi_anywhere<objpool_mut_nested_no_recheck>(

@@ -53,6 +53,7 @@ void add_both(objpool_model::config c) {
 void register_checks() {
     add_both<objpool_fix_acquire_last, 2>(reuse_config());
     add_both<objpool_fix_nested_push, 2>(reuse_config());
+    add_both<objpool_refresh_acquire, 2>(reuse_config());
     // The mutant where F1 shows (c2-o1) and where an NMI push nests in a push (c1-o2-nmi, F2's
     // shape, which fix-acquire-last fails): every row of it must pass once it is repaired.
     for (const objpool_model::config& c : objpool_model::ladder()) {

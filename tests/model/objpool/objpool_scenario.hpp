@@ -76,6 +76,10 @@ struct objpool_params {
     // (1-7) are still checked: the kernel variants fail property 8 in the C11 model (see
     // proofs/objpool.md), and a data race ends an execution before anything else is seen.
     bool payload = true;
+    // A task's round pushes back the object of its previous round and keeps the one it popped
+    // (its last is pushed when the task ends): push then writes an object that does not depend
+    // on the pop just before it (IRQ and NMI rounds push back what they popped).
+    bool swap = false;
 };
 
 // What an object holds: a payload that is written by each holder before it pushes and read by
@@ -114,6 +118,12 @@ struct objpool_scenario : scenario_base {
     static constexpr unsigned max_holdings = 8;
     holding held_log[Tasks][max_holdings] = {};
     unsigned held_count[Tasks] = {};
+    // params::swap: per task, the object it keeps from its previous round (i < 0: none).
+    struct kept {
+        E::val<void*> obj = nullptr;
+        int i = -1;
+    };
+    kept spare[Tasks] = {};
     const bool lb = E::load_buffering();
 
     explicit objpool_scenario(const params& pr) : p(pr) {
@@ -156,31 +166,53 @@ struct objpool_scenario : scenario_base {
     }
 
     // kretprobe-style: take an object at function entry, give it back at return (possibly on
-    // another CPU after a migration, or from an interrupt).
-    void round() {
-        void* o = pool.pop();
+    // another CPU after a migration, or from an interrupt). With params::swap a task's own round
+    // gives back the object of its previous round instead (see there).
+    void round(bool task_round = false) {
+        // The object goes back as pop read it, so push's write of the entry depends on pop's read
+        // of it (in the kernel: the pointer a kretprobe holds). `o` is the checker's.
+        const auto got = pool.pop();
+        void* o = E::raw(got);
         if (o == nullptr) return;
         const int i = index_of(o);
         expect(i >= 0, "foreign-object", "pop returned %p, not a pool object", o);
         if (lb) {
             log_round(i);
-            pool.push(o);
+        } else {
+            expect(state[i] == where::pooled, "duplicate", "pop returned object %d, already held",
+                   i);
+            state[i] = where::held;
+            if (p.payload) {
+                object* obj = objs[i];
+                const unsigned seen = E::plain_read(obj->payload).raw();  // the check's own
+                expect(seen == expected_payload[i], "stale-payload",
+                       "object %d payload %u, its last holder wrote %u", i, seen,
+                       expected_payload[i]);
+                const unsigned token = ++next_token;
+                E::plain_write(obj->payload, token);
+                expected_payload[i] = token;
+            }
+        }
+        if (p.swap && task_round) {
+            const unsigned t = unsigned(current_task_index());
+            give_back_spare(t);
+            spare[t] = {got, i};
             return;
         }
-        expect(state[i] == where::pooled, "duplicate", "pop returned object %d, already held", i);
-        state[i] = where::held;
-        if (p.payload) {
-            object* obj = objs[i];
-            const unsigned seen = E::plain_read(obj->payload).raw();  // the check's own
-            expect(seen == expected_payload[i], "stale-payload",
-                   "object %d payload %u, its last holder wrote %u", i, seen, expected_payload[i]);
-            const unsigned token = ++next_token;
-            E::plain_write(obj->payload, token);
-            expected_payload[i] = token;
-        }
+        give_back(got, i);
+    }
+
+    void give_back(const E::val<void*>& obj, int i) {
         // The checker's view changes before the push: once committed, any CPU may pop it.
-        state[i] = where::pooled;
-        pool.push(o);
+        if (!lb) state[i] = where::pooled;
+        pool.push(obj);
+    }
+
+    // params::swap: the object task t kept from its previous round, if any, goes back.
+    void give_back_spare(unsigned t) {
+        if (spare[t].i < 0) return;
+        give_back(spare[t].obj, spare[t].i);
+        spare[t] = {};
     }
 
     // A round under load buffering: what this task took and read goes into its own log only.
@@ -199,7 +231,8 @@ struct objpool_scenario : scenario_base {
 
     void task(unsigned t) {
         const unsigned rounds = t < 3 && p.task_rounds[t] ? p.task_rounds[t] : p.rounds;
-        for (unsigned r = 0; r < rounds; ++r) round();
+        for (unsigned r = 0; r < rounds; ++r) round(true);
+        if (p.swap) give_back_spare(t);
     }
 
     // Under load buffering: per object, the payloads its holders read and wrote form one chain
@@ -255,7 +288,7 @@ struct objpool_scenario : scenario_base {
         const cpumask possible = E::possible_mask();
         for (unsigned c = possible.next(-1); c < cpumask::max_cpus; c = possible.next(int(c))) {
             kernel::get().set_harness_cpu(c);
-            while (void* o = pool.pop()) {
+            while (void* o = E::raw(pool.pop())) {
                 const int i = index_of(o);
                 expect(i >= 0, "foreign-object", "drain popped %p, not a pool object", o);
                 expect(!seen[i] && state[i] == where::pooled, "duplicate",
@@ -308,6 +341,7 @@ inline std::string describe(const objpool_params& p, unsigned tasks) {
     if (p.kernel.migration_budget)
         s += ", " + std::to_string(p.kernel.migration_budget) + " migration(s)";
     if (!p.payload) s += ", no payload";
+    if (p.swap) s += ", each round pushes the previous round's object";
     return s;
 }
 
