@@ -26,6 +26,7 @@
 // happens-before.
 #pragma once
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "impl/percpu_counter.hpp"
@@ -122,6 +123,7 @@ struct scenario : scenario_base {
     // Simulator bookkeeping, not modeled memory: one record per add (task or IRQ).
     struct rec {
         s64 amount = 0;
+        bool begun = false;
         bool done = false;
         bool applied = false;  // add_batch: always; limited_add: returned true
         bool limited = false;
@@ -132,6 +134,7 @@ struct scenario : scenario_base {
     static constexpr unsigned sum_bit0 = max_recs;
     static constexpr unsigned max_sums = 32 - max_recs;
     struct sum_rec {
+        bool set = false;
         std::uint32_t before = 0;  // what its task knew when it began
         s64 got = 0;
     };
@@ -143,15 +146,22 @@ struct scenario : scenario_base {
     // multiply the executions of an exhaustive search by every possible number of iterations.
     engine::completion finished[Tasks];
     unsigned waiters[Tasks] = {};
+    // Each add and sum has a fixed slot, by where it comes from (a task's n-th add or sum, the
+    // n-th IRQ on a CPU), never by the order the engine runs them in: under load buffering a
+    // task may run before the task whose post it reads, and a slot taken in the engine's order
+    // would make that post's value (the slots its task knew) another than the one read.
     rec recs[max_recs];
-    unsigned nrecs = 0;
+    unsigned nrecs = 0;                       // slots in use by this configuration
     std::uint32_t known[max_tasks] = {};      // per task: adds that happen before it
     std::uint32_t published[max_tasks] = {};  // `known` of a task when it finished
-    unsigned irq_count[max_cpus] = {};
     const bool lb = E::load_buffering();
     std::uint32_t rec_known[max_recs] = {};  // under load buffering: known when the add began
     sum_rec sums[max_sums];
-    unsigned nsums = 0;
+    unsigned nsums = 0;  // slots in use by this configuration
+    // The first slot of each task's adds and sums and of each CPU's IRQs, and per task how many
+    // of its own it has run (task state: only that task touches it).
+    unsigned add_base[max_tasks + max_cpus] = {}, sum_base[max_tasks + max_cpus] = {};
+    unsigned adds_run[max_tasks] = {}, sums_run[max_tasks] = {};
 
     explicit scenario(const params& pr) : p(pr) {
         counter.init(p.initial);
@@ -164,6 +174,32 @@ struct scenario : scenario_base {
         }
         for (unsigned c = 0; c < max_cpus; ++c)
             if (p.irq[c].n > 0) E::set_irq_handler(c, on_irq, this);
+        // Slots: per task one for each add (sum) of its program, per CPU one for each IRQ its
+        // budget allows when its program has an add (a sum).
+        const kernel_config& kc = kernel::get().config();
+        for (unsigned src = 0; src < max_tasks + max_cpus; ++src) {
+            const bool irq = src >= max_tasks;
+            const program& prog = irq ? p.irq[src - max_tasks] : p.task[src];
+            if (!irq && src >= Tasks) continue;
+            unsigned adds = 0, nsum = 0;
+            for (unsigned i = 0; i < prog.n; ++i) {
+                const op_kind kd = prog.ops[i].kind;
+                adds += kd == op_kind::add || kd == op_kind::limited_add;
+                nsum += kd == op_kind::sum;
+            }
+            if (irq) {
+                const unsigned budget = kc.irq_budget[src - max_tasks];
+                adds = adds ? budget : 0;
+                nsum = nsum ? budget : 0;
+            }
+            add_base[src] = nrecs;
+            sum_base[src] = nsums;
+            nrecs += adds;
+            nsums += nsum;
+        }
+        // Beyond the tables: the add or sum that would take such a slot fails as the harness.
+        nrecs = std::min(nrecs, max_recs);
+        nsums = std::min(nsums, max_sums);
     }
 
     void task(unsigned t) {
@@ -180,13 +216,14 @@ struct scenario : scenario_base {
     static void on_irq(unsigned cpu, void* self) {
         auto* s = static_cast<scenario*>(self);
         const program& prog = s->p.irq[cpu];
-        s->run(prog.ops[s->irq_count[cpu]++ % prog.n]);
+        s->run(prog.ops[irq_number() % prog.n]);
     }
 
     void after() {
         if (lb) {  // what the tasks judge as they go under the other models
             check_limits_lb();
-            for (unsigned k = 0; k < nsums; ++k) check_sum_lb(sums[k], sum_bit0 + k);
+            for (unsigned k = 0; k < nsums; ++k)
+                if (sums[k].set) check_sum_lb(sums[k], sum_bit0 + k);
         }
         // Exact sum at quiescence (property 1), and an s32 wrap of a delta shows up here as an
         // error of a multiple of 2^32 (property 4).
@@ -270,9 +307,10 @@ private:
                     check_sum(before, got);
                     break;
                 }
-                if (nsums == max_sums) kernel::get().fail("harness", src_loc(), "too many sums");
-                sums[nsums] = sum_rec{before, got};
-                known[me] |= 1u << (sum_bit0 + nsums++);
+                const unsigned k = slot(sum_base, sums_run);
+                if (k >= max_sums) kernel::get().fail("harness", src_loc(), "too many sums");
+                sums[k] = sum_rec{true, before, got};
+                known[me] |= 1u << (sum_bit0 + k);
                 break;
             }
             case op_kind::wait: {
@@ -292,11 +330,28 @@ private:
         }
     }
 
+    // Which IRQ on its CPU the running handler is (0 for the first): its budget less what is
+    // left, the kernel's count that travels with the CPU from holder to holder (kernel.hpp,
+    // handoff_word), so it names the IRQ whatever order the engine runs the holders in.
+    static unsigned irq_number() {
+        kernel& k = kernel::get();
+        return k.config().irq_budget[k.current_cpu()] - k.current_task()->on.irq_left - 1;
+    }
+    // The slot of the add (sum) about to run: the IRQ's number on this CPU (the kernel's count,
+    // which travels with the CPU) or the task's own count.
+    unsigned slot(const unsigned* base, unsigned* run) {
+        kernel& k = kernel::get();
+        const kernel::task_state* t = k.current_task();
+        if (t && t->depth > 0) return base[max_tasks + k.current_cpu()] + irq_number();
+        const unsigned me = unsigned(current_task_index());
+        return base[me] + run[me]++;
+    }
     unsigned begin_add(s64 amount) {
-        if (nrecs == max_recs) kernel::get().fail("harness", src_loc(), "too many adds");
-        recs[nrecs] = rec{amount, false, false, false, 0};
-        if (lb) rec_known[nrecs] = known[current_task_index()];
-        return nrecs++;
+        const unsigned r = slot(add_base, adds_run);
+        if (r >= max_recs) kernel::get().fail("harness", src_loc(), "too many adds");
+        recs[r] = rec{amount, true, false, false, false, 0};
+        if (lb) rec_known[r] = known[current_task_index()];
+        return r;
     }
     void end_add(unsigned r, bool applied) {
         recs[r].done = true;
@@ -358,7 +413,7 @@ private:
     void check_sum(std::uint32_t before, s64 got) {
         std::uint32_t started = 0;
         for (unsigned i = 0; i < nrecs; ++i)
-            if (!recs[i].done || recs[i].applied) started |= 1u << i;
+            if (recs[i].begun && (!recs[i].done || recs[i].applied)) started |= 1u << i;
         before &= started;
         const s64 base = total_of(before);
         if (subset_sum_hits(started & ~before, got - base)) return;
