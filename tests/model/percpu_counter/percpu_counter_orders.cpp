@@ -29,6 +29,7 @@ void register_checks() {
     const char* what = "1 cpu, batch 4, sum(), 1 IRQ adding +5 (it folds)";
     reg<pcc_irqsave, 1>("irq-sum", what, p);
     reg<pcc_local_cas, 1>("irq-sum", what, p);
+    reg<pcc_local_cas_preempt_off, 1>("irq-sum", what, p);
     // dead-irq-fold: cpu1 adds +3 and finishes; cpu0 takes it down while an IRQ on cpu0 adds
     // +5, which folds (hotplug-irq's IRQs add +2 and never fold).
     params q;
@@ -42,6 +43,7 @@ void register_checks() {
         "adding +5 (it folds)";
     reg<pcc_irqsave, 2>("dead-irq-fold", dead, q);
     reg<pcc_local_cas, 2>("dead-irq-fold", dead, q);
+    reg<pcc_local_cas_preempt_off, 2>("dead-irq-fold", dead, q);
 }
 
 const registrar reg_checks(register_checks);
