@@ -539,6 +539,13 @@ void add_positive() {
                                  "possible {0,2,3}, 3 objs: at quiescence, all objects in one "
                                  "slot, one pop from each CPU",
                                  p);
+        // 2 objects over 3 possible CPUs: the remainder goes to the first two by rank, cpu0 and
+        // cpu2, so a split ranked by CPU id instead (cpu2 counted third) loses an object.
+        p.nr_objs = 2;
+        reg<walk_scenario<E, V>>(pre + "walk-holes-o2", v.c_str(),
+                                 "walk-holes with 2 objs: init's split gives the remainder to "
+                                 "cpu0 and cpu2, the hole's neighbour",
+                                 p);
     }
     {
         nmi_params p;

@@ -29,6 +29,7 @@ void register_checks() {
     const char* what = "1 cpu, batch 4, sum(), 1 IRQ adding +5 (it folds)";
     reg<pcc_irqsave, 1>("irq-sum", what, p);
     reg<pcc_local_cas, 1>("irq-sum", what, p);
+    reg<pcc_local_cas_preempt_off, 1>("irq-sum", what, p);
     // dead-irq-fold: cpu1 adds +3 and finishes; cpu0 takes it down while an IRQ on cpu0 adds
     // +5, which folds (hotplug-irq's IRQs add +2 and never fold).
     params q;
@@ -42,6 +43,7 @@ void register_checks() {
         "adding +5 (it folds)";
     reg<pcc_irqsave, 2>("dead-irq-fold", dead, q);
     reg<pcc_local_cas, 2>("dead-irq-fold", dead, q);
+    reg<pcc_local_cas_preempt_off, 2>("dead-irq-fold", dead, q);
     // Its twin, which must fail: the one fold here is the IRQ's, and this mutant's fold drops its
     // amount. Under the LKMM cpu0 may run its IRQ before cpu1's add, whose completion it read:
     // the sound rows' pass there means that IRQ's add was judged (its record has a fixed slot,
