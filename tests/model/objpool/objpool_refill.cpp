@@ -29,22 +29,10 @@ objpool_model::config swap_config() {
     return {};
 }
 
-template <class Variant>
-void add_swap() {
-    objpool_model::config c = swap_config();
-    for (const bool payload : {true, false}) {
-        c.p.payload = payload;
-        const std::string name = std::string("c2-o2-r2-irq-swap") + (payload ? "" : "-np");
-        objpool_model::config named = c;
-        named.name = name.c_str();
-        objpool_model::add_one<Variant, 2>(named);
-    }
-}
-
 void register_checks() {
-    add_swap<objpool_fix_acquire_last>();
-    add_swap<objpool_fix_nested_push>();
-    add_swap<objpool_refresh_acquire>();
+    objpool_model::add_both<objpool_fix_acquire_last, 2>(swap_config());
+    objpool_model::add_both<objpool_fix_nested_push, 2>(swap_config());
+    objpool_model::add_both<objpool_refresh_acquire, 2>(swap_config());
 }
 
 const registrar reg(register_checks);

@@ -38,28 +38,16 @@ objpool_model::config reuse_config() {
     return {"c3-o2-reuse", 2, p};
 }
 
-// c, with and without a payload (suffix -np), as add_variant registers the ladder.
-template <class Variant, unsigned Tasks>
-void add_both(objpool_model::config c) {
-    for (const bool payload : {true, false}) {
-        c.p.payload = payload;
-        const std::string name = std::string(c.name) + (payload ? "" : "-np");
-        objpool_model::config named = c;
-        named.name = name.c_str();
-        objpool_model::add_one<Variant, Tasks>(named);
-    }
-}
-
 void register_checks() {
-    add_both<objpool_fix_acquire_last, 2>(reuse_config());
-    add_both<objpool_fix_nested_push, 2>(reuse_config());
-    add_both<objpool_refresh_acquire, 2>(reuse_config());
+    objpool_model::add_both<objpool_fix_acquire_last, 2>(reuse_config());
+    objpool_model::add_both<objpool_fix_nested_push, 2>(reuse_config());
+    objpool_model::add_both<objpool_refresh_acquire, 2>(reuse_config());
     // The mutant where F1 shows (c2-o1) and where an NMI push nests in a push (c1-o2-nmi, F2's
     // shape, which fix-acquire-last fails): every row of it must pass once it is repaired.
     for (const objpool_model::config& c : objpool_model::ladder()) {
         const std::string n = c.name;
-        if (n == "c2-o1") add_both<objpool_mut_nested_last_once, 2>(c);
-        if (n == "c1-o2-nmi") add_both<objpool_mut_nested_last_once, 1>(c);
+        if (n == "c2-o1") objpool_model::add_both<objpool_mut_nested_last_once, 2>(c);
+        if (n == "c1-o2-nmi") objpool_model::add_both<objpool_mut_nested_last_once, 1>(c);
     }
 }
 

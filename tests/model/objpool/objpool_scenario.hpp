@@ -445,23 +445,29 @@ void add_one(const config& c) {
         describe(c.p, Tasks), c.p);
 }
 
+// Registers c for Variant with a payload and without (suffix -np), as every configuration is.
+template <class Variant, unsigned Tasks>
+void add_both(config c) {
+    for (const bool payload : {true, false}) {
+        c.p.payload = payload;
+        const std::string name = std::string(c.name) + (payload ? "" : "-np");
+        config named = c;
+        named.name = name.c_str();
+        add_one<Variant, Tasks>(named);
+    }
+}
+
 // Registers objpool/<Variant::name>/<config> for every configuration of the ladder, each also
 // without a payload (suffix -np). This is all a new variant needs to be checked.
 template <class Variant>
 void add_variant() {
-    for (config c : ladder()) {
-        for (const bool payload : {true, false}) {
-            c.p.payload = payload;
-            config named = c;
-            std::string name = std::string(c.name) + (payload ? "" : "-np");
-            named.name = name.c_str();
-            if (c.tasks == 1)
-                add_one<Variant, 1>(named);
-            else if (c.tasks == 2)
-                add_one<Variant, 2>(named);
-            else
-                add_one<Variant, 3>(named);
-        }
+    for (const config& c : ladder()) {
+        if (c.tasks == 1)
+            add_both<Variant, 1>(c);
+        else if (c.tasks == 2)
+            add_both<Variant, 2>(c);
+        else
+            add_both<Variant, 3>(c);
     }
 }
 
