@@ -309,7 +309,7 @@ void explorer::add_read(event& e, eid id, std::size_t lo, Branch branch) {
         it.stamp = e.stamp;
         it.e = id;
         it.w = list[k];
-        stack_[ci_].work.push_back(std::move(it));
+        push_item(stack_[ci_].work, std::move(it));
     }
     e.rf = list.back();
     e.val = ev(e.rf).val;
@@ -402,7 +402,7 @@ void explorer::store(void* p, value_t v, mo order, src_loc where) {
         it.stamp = e.stamp;
         it.e = id;
         it.w = list[k];
-        stack_[ci_].work.push_back(std::move(it));
+        push_item(stack_[ci_].work, std::move(it));
     }
     add_event(cur_, e);
     g().co.at(a).push_back(id);
@@ -575,7 +575,7 @@ unsigned explorer::choose(unsigned n, src_loc where) {
             it.stamp = e.stamp;
             it.e = id;
             it.choice = k;
-            stack_[ci_].work.push_back(std::move(it));
+            push_item(stack_[ci_].work, std::move(it));
         }
         add_event(cur_, e);
     } else if (g().partial) {

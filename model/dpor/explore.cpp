@@ -118,8 +118,8 @@ private:
 // text cost most of a fingerprint): per thread its events (kind; a read's class, location rank,
 // value and write; a write's class, location rank and value; a fence's order; a choice's
 // outcome), then per location in rank order its coherence order. Locations are ranked by
-// address, as there. With `start`, also what start_key adds.
-fingerprint graph_fingerprint(const graph& g, bool start) {
+// address, as there.
+void hash_graph(const graph& g, word_hash& h) {
     std::vector<std::uintptr_t> locs;
     for (const auto& t : g.th)
         for (const event& e : t)
@@ -129,7 +129,6 @@ fingerprint graph_fingerprint(const graph& g, bool start) {
     auto rank = [&](std::uintptr_t l) {
         return std::uint64_t(std::lower_bound(locs.begin(), locs.end(), l) - locs.begin());
     };
-    word_hash h;
     h.add(g.th.size());
     for (const auto& t : g.th) {
         h.add(t.size());
@@ -164,23 +163,29 @@ fingerprint graph_fingerprint(const graph& g, bool start) {
         h.add(list.size());
         for (const eid w : list) h.add(std::uint64_t(w.t) << 32 | w.i);
     }
-    if (!start) return h.get();
-    // What the exploration from a graph depends on besides the graph: per event its place in
-    // the insertion order and the flags the revisits read (revisitable, added with the default
-    // choice, repaired, speculative). Two graphs equal in all of it explore the same subtree,
-    // so the second is not run; equal in the graph alone they may not (a revisit depends on
-    // which event was added first), and skipping one lost executions.
-    std::vector<std::uint32_t> order;
-    for (const auto& t : g.th)
-        for (const event& e : t) order.push_back(e.stamp);
-    std::sort(order.begin(), order.end());
-    for (const auto& t : g.th)
-        for (const event& e : t) {
-            h.add(std::uint64_t(std::lower_bound(order.begin(), order.end(), e.stamp) -
-                                order.begin()));
-            h.add(unsigned(e.revisitable) | unsigned(e.added_max) << 1 | unsigned(e.ipr) << 2 |
-                  unsigned(e.speculative) << 3);
-        }
+}
+
+fingerprint graph_fingerprint(const graph& g) {
+    word_hash h;
+    hash_graph(g, h);
+    return h.get();
+}
+
+// A run's start under the LKMM (lb.cpp, "Where a run starts"): the graph, and the work the
+// alternative left for the run besides it: the writes whose revisits it computes when the replay
+// ends, and the reads the revisit added anew (their alternatives wait in the context). Not the
+// order the events were added in, nor their flags.
+fingerprint start_fingerprint(const graph& g, const std::vector<eid>& pending,
+                              const std::vector<eid>& readded) {
+    word_hash h;
+    hash_graph(g, h);
+    for (const std::vector<eid>* v : {&pending, &readded}) {
+        std::vector<std::uint64_t> ids;
+        for (const eid e : *v) ids.push_back(std::uint64_t(e.t) << 32 | e.i);
+        std::sort(ids.begin(), ids.end());
+        h.add(ids.size());
+        for (const std::uint64_t x : ids) h.add(x);
+    }
     return h.get();
 }
 }  // namespace
@@ -195,8 +200,10 @@ void explorer::apply(std::size_t ci, item it) {
             skip_apply_ = false;
             return;
         }
-        // A graph already explored (lb.cpp: no maximality under the LKMM) is not run again.
-        if (!seen_starts_.insert(graph_fingerprint(stack_[ci].g, true)).second) {
+        // A start already explored (lb.cpp: no maximality under the LKMM) is not run again.
+        const fingerprint key = start_fingerprint(stack_[ci].g, post_replay_writes_, readded_);
+        readded_.clear();
+        if (!seen_starts_.insert(key).second) {
             if (bwd) stack_.pop_back();
             return;
         }
@@ -267,6 +274,19 @@ void explorer::apply(std::size_t ci, item it) {
         }
     }
     after_apply(ci);
+}
+
+// An alternative onto a context's work list. The list is taken from its end, and an
+// alternative cuts the graph back to its stamp, so the alternatives of later events must be
+// taken first: under the LKMM, where an alternative may be left at an older stamp after newer
+// ones (a revisit's write half, whose revisits are computed when the replay ends, after the
+// reads the revisit added anew), it goes in at its place in stamp order. Elsewhere the list is
+// built in that order.
+void explorer::push_item(std::vector<item>& work, item it) {
+    std::size_t at = work.size();
+    if (opt_.model == memory_model::lkmm)
+        while (at > 0 && work[at - 1].stamp > it.stamp) --at;
+    work.insert(work.begin() + std::ptrdiff_t(at), std::move(it));
 }
 
 void explorer::after_apply(std::size_t ci) {
@@ -466,8 +486,7 @@ void explorer::finish_execution() {
     const std::uint64_t executions_before = res_.executions, blocked_before = res_.blocked;
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
-    if (opt_.model == memory_model::lkmm &&
-        !seen_graphs_.insert(graph_fingerprint(g(), false)).second)
+    if (opt_.model == memory_model::lkmm && !seen_graphs_.insert(graph_fingerprint(g())).second)
         return;
     if (violated_) {
         report(viol_cls_, viol_msg_, viol_where_);
@@ -651,7 +670,7 @@ void explorer::calc_revisits(eid w) {
         it.w = w;
         it.keep = std::move(keep);
         it.wprefix.assign(pw.c.begin(), pw.c.begin() + nthreads_);
-        stack_[ci_].work.push_back(std::move(it));
+        push_item(stack_[ci_].work, std::move(it));
     }
 }
 

@@ -179,6 +179,7 @@ private:
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);
+    void push_item(std::vector<item>& work, item it);
     // ----- a part of a split search (split.cpp) -----
     bool split_enter(const item& it);
     void split_mark_children(std::size_t ci, std::size_t contexts, std::size_t items);
@@ -294,9 +295,11 @@ private:
     std::string viol_cls_, viol_msg_;
     src_loc viol_where_{"", 0, ""};
     std::map<std::string, bool> seen_classes_;
-    // LKMM: fingerprints of the graphs a run started on, and of the complete executions counted
+    // LKMM: fingerprints of the starts of runs (explore.cpp, start_fingerprint), and of the
+    // complete executions counted
     std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
-    bool skip_apply_ = false;  // apply_lkmm dropped its item (lb.cpp)
+    std::vector<eid> readded_;  // LKMM: the reads the last backward revisit added anew (lb.cpp)
+    bool skip_apply_ = false;   // apply_lkmm dropped its item (lb.cpp)
     // a split search (split.cpp): the depth of the run going on, the subtrees met at the plan's
     // depth, and whether this part owns the run going on
     split_plan split_;

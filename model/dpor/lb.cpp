@@ -12,10 +12,21 @@
 // TruSt's conditions that make every graph come from one place (maximal extensions, frozen
 // prefixes) are written for porf-acyclic models; under load buffering they lose graphs (the
 // generated tests against herd7 and the oracle show it). So under the LKMM every consistent
-// revisit is taken, and a graph already explored is not explored again: the explorer keeps a
-// fingerprint of every graph it starts a run on and of every complete execution it counts
-// (explore.cpp). The search is then complete by the same argument as without the reduction,
-// at the price of runs that end on a graph already seen (counted in result::replays).
+// revisit is taken, and what was explored is not explored again: the explorer keeps a
+// fingerprint of every complete execution it counts, and of every start of a run (explore.cpp).
+// The search is then complete by the same argument as without the reduction, at the price of
+// runs that end on an execution already counted (result::replays counts every run).
+// Where a run starts: what the subtree of a run explores depends on its graph and on the work
+// the alternative left with it (the writes whose revisits are computed when the replay ends, the
+// reads a revisit added anew with their alternatives), and not on the order in which the graph's
+// events were added, provided that a kept read whose write a revisit deletes is added anew (a
+// new stamp, every write it may read as an alternative: apply_lkmm) and that a context's
+// alternatives are taken in stamp order (explorer::push_item). So a start is known by those
+// (start_fingerprint). Until December 2026 it was known by the graph, the insertion order and
+// the flags as well, a read kept so holding its old stamp and no alternatives: equal
+// graphs reached in another order were run again, up to hundreds of times each (proofs/engines.md,
+// Cost). The evidence that nothing is lost is the differential test against the LKMM oracle on
+// generated programs and the unchanged count of every pinned dpor-lkmm row that passes.
 #include <algorithm>
 
 #include "model/dpor/explorer.hpp"
@@ -242,7 +253,7 @@ void explorer::lkmm_revisits(eid w) {
                 if (keep[t][i] && fwd[t][i] && !(t == r.t && i == r.i))
                     it.speculative.push_back(eid{std::uint16_t(t), i});
         it.keepset = std::move(keep);
-        stack_[ci_].work.push_back(std::move(it));
+        push_item(stack_[ci_].work, std::move(it));
     }
 }
 
@@ -337,19 +348,17 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
     r.ipr = false;
     for (eid x : it.speculative)
         if (x.i < ng.th[x.t].size() && ng.at(x).kind != ek::hole) ng.at(x).speculative = true;
-    // A kept read whose write is gone is the last kept event of its thread (close_keep): it
-    // reads the newest write, as if added now.
-    for (unsigned t = 0; t < ng.th.size(); ++t)
-        for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
-            event& e = ng.th[t][i];
-            if (!e.is_read() || (e.rf.i < ng.th[e.rf.t].size() && ng.at(e.rf).kind != ek::hole))
-                continue;
-            e.rf = ng.co_max(e.loc);
-            e.val = ng.at(e.rf).val;
-            e.added_max = true;
-            e.ipr = ng.at(e.rf).stamp > e.stamp;
-            complete_rmw(ng, eid{std::uint16_t(t), i});
-        }
+    // A kept read whose write is gone is the last kept event of its thread (close_keep). It is
+    // added anew once the revisited read's write half is in place: it reads the newest write,
+    // with a stamp after every kept event and every other write it may read as an alternative,
+    // as a read the program adds now would. (Kept with its old stamp and no alternatives, as
+    // TruSt may do where prefixes are porf-closed, the exploration from a graph would depend on
+    // the order its events were added in, and the starts could not be told apart by the graph:
+    // explore.cpp, start_fingerprint.) Marked now, while a write it read still shows as gone.
+    for (auto& t : ng.th)
+        for (event& e : t)
+            if (e.is_read() && (e.rf.i >= ng.th[e.rf.t].size() || ng.at(e.rf).kind == ek::hole))
+                e.rf = eid{};
     // Its write half: at the end, into the hole after it, or (a cas that now succeeds in the
     // middle of its thread) inserted; a cas that now fails loses the hole of its old one.
     const eid nx{it.e.t, it.e.i + 1};
@@ -357,6 +366,30 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
         ng.at(nx).kind == ek::hole && ng.at(nx).rmw != rmw_op::none)
         ng.erase_event(nx.t, nx.i);
     complete_rmw(ng, it.e);
+    readded_.clear();
+    for (unsigned t = 0; t < ng.th.size(); ++t)
+        for (std::uint32_t i = 0; i < ng.th[t].size(); ++i)
+            if (ng.th[t][i].is_read() && !ng.th[t][i].rf.valid())
+                readded_.push_back(eid{std::uint16_t(t), i});
+    for (eid x : readded_) ng.at(x).rf = ng.co_max(ng.at(x).loc);  // (frontier reads them)
+    for (eid x : readded_) {
+        event& e = ng.at(x);
+        e.rf = ng.co_max(e.loc);
+        e.val = ng.at(e.rf).val;
+        e.added_max = true;
+        e.ipr = false;
+        e.stamp = ng.next_stamp++;
+        const std::vector<eid>& list = ng.co.at(e.loc);
+        for (std::size_t k = lkmm_frontier(ng, x, e.loc); k + 1 < list.size(); ++k) {
+            item a;
+            a.kind = item::fwd_read;
+            a.stamp = e.stamp;
+            a.e = x;
+            a.w = list[k];
+            push_item(nc.work, std::move(a));
+        }
+        complete_rmw(ng, x);
+    }
     stack_.push_back(std::move(nc));
     return stack_.size() - 1;
 }

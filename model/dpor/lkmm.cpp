@@ -696,34 +696,32 @@ bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
     return lkmm_check(g, number_events(g, nullptr, {}, {}), &flags);
 }
 
+std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc) {
+    std::size_t lo = 0;
+    auto see = [&](eid e) {
+        const event& ev = g.at(e);
+        if (!ev.is_access() || ev.loc != loc) return;
+        lo = std::max(lo, g.co_index(ev.is_write() ? e : ev.rf));
+    };
+    for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i) see(eid{id.t, i});
+    if (g.spawn_at != UINT32_MAX) {
+        if (id.t != 0) {
+            for (std::uint32_t i = 0; i < g.spawn_at && i < g.th[0].size(); ++i) see(eid{0, i});
+        } else if (id.i >= g.spawn_at) {
+            for (unsigned t = 1; t < g.th.size(); ++t)
+                for (std::uint32_t i = 0; i < g.th[t].size(); ++i) see(eid{std::uint16_t(t), i});
+        }
+    }
+    return lo;
+}
+
 namespace {
 
 class lkmm final : public consistency {
 public:
-    // Coherence (SC per location) bounds a new access by what its thread saw of the location
-    // before it (and, for a task, what the harness did before the tasks started; for the
-    // harness after the join, what every task did): the latest co position among them. The
-    // other axioms are checked on each alternative graph (graph_consistent).
     std::size_t frontier(const execution& x, eid id, std::uintptr_t loc,
                          const hclock&) const override {
-        const graph& g = x.g;
-        std::size_t lo = 0;
-        auto see = [&](eid e) {
-            const event& ev = g.at(e);
-            if (!ev.is_access() || ev.loc != loc) return;
-            lo = std::max(lo, g.co_index(ev.is_write() ? e : ev.rf));
-        };
-        for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i) see(eid{id.t, i});
-        if (g.spawn_at != UINT32_MAX) {
-            if (id.t != 0) {
-                for (std::uint32_t i = 0; i < g.spawn_at && i < g.th[0].size(); ++i) see(eid{0, i});
-            } else if (id.i >= g.spawn_at) {
-                for (unsigned t = 1; t < g.th.size(); ++t)
-                    for (std::uint32_t i = 0; i < g.th[t].size(); ++i)
-                        see(eid{std::uint16_t(t), i});
-            }
-        }
-        return lo;
+        return lkmm_frontier(x.g, id, loc);
     }
     std::size_t fenced_frontier(const execution&, std::uintptr_t, const hclock&,
                                 std::size_t lo) const override {

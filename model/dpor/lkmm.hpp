@@ -3,6 +3,8 @@
 // for the engine's tests. Internal to model/dpor.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "model/dpor/graph.hpp"
@@ -18,6 +20,12 @@ bool lkmm_consistent(const graph& g);
 // not kept reading the newest kept write of its location, and r reading w.
 bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
                              eid w);
+
+// The oldest write of location loc, as an index in its coherence order, that a new access
+// `id` may read or follow: coherence bounds it by what id's thread saw of the location before
+// it (and, for a task, what the harness did before the tasks started; for the harness after
+// the join, what every task did). The other axioms are checked on the whole graph.
+std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc);
 
 // The flags linux-kernel.cat raises on an execution (herd7 prints "Flag NAME").
 struct lkmm_flags {
