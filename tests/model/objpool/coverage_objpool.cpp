@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Coverage checks of impl/objpool.hpp: the code of the passing variants (objpool_good_variants:
-// v6.7, v6.10, v6.15, local-cas, fix-acquire-last, fix-nested-push) that the configuration
-// ladder of objpool.cpp (this folder) never runs, or runs only in rows that stop at a violation
-// first (proofs/coverage.md):
+// v6.7, v6.10, v6.15, local-cas, fix-acquire-last, fix-nested-push, refresh-acquire) that the
+// configuration ladder of objpool.cpp (this folder) never runs, or runs only in rows that stop at
+// a violation first (proofs/coverage.md):
 //   lifecycle  drop() and fini() racing: every path of the reference count, and the ordering
 //              that lets the last reference free the pool after every holder is done
 //   walk       pop at quiescence from every CPU with the objects in one slot: it must find them,
@@ -31,6 +31,7 @@ template class objpool<model_env, objpool_v6_15>;
 template class objpool<model_env, objpool_local_cas>;
 template class objpool<model_env, objpool_fix_acquire_last>;
 template class objpool<model_env, objpool_fix_nested_push>;
+template class objpool<model_env, objpool_refresh_acquire>;
 }  // namespace kverify
 
 namespace kverify::model {
