@@ -200,12 +200,20 @@ struct engine {
 
     // ----- the kernel's shared words -----
     // seq_cst: the hotplug machinery changes the masks under stop_machine, a global barrier.
-    // Under the LKMM the engine's default for seq_cst words: a ONCE access between two smp_mb,
-    // so no load-buffering revisit reaches past a mask read (its value may leave untracked).
+    // Under the LKMM a change is the engine's default for a seq_cst word (a ONCE store between
+    // two smp_mb: every CPU is stopped around it), and a read is an acquire read: a reader that
+    // sees a mask sees what the hotplug step did before it (stop_machine's barriers on the
+    // reader's CPU), and what follows the read cannot move before it, so no load-buffering
+    // revisit reaches past it (its value may leave untracked). Not a full barrier: the kernel's
+    // read is a plain bitmap read, and a read that ordered earlier stores before later loads
+    // hid fix-limited-add's smp_mb (MAPPING.md, note 9).
     class shared_mask {
     public:
         void init(std::uint64_t v, src_loc l) { dpor::rt::init_atomic(&w_, 8, v, l); }
-        std::uint64_t load(src_loc l) const { return dpor::rt::load(&w_, dpor::mo::seq_cst, l); }
+        std::uint64_t load(src_loc l) const {
+            dpor::rt::annotate_next(dpor::lk::acquire);
+            return dpor::rt::load(&w_, dpor::mo::seq_cst, l);
+        }
         void store(std::uint64_t v, src_loc l) { dpor::rt::store(&w_, v, dpor::mo::seq_cst, l); }
 
     private:

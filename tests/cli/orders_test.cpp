@@ -256,6 +256,30 @@ TEST_F(orders, percpu_counter_irqsave_of_sum_is_needed_where_an_irq_folds_during
         << w.dump(2);
 }
 
+// fix-limited-add's precise step: the smp_mb after the odd limited_seq pairs with the shortcut's
+// smp_mb (store buffering). Without it the LKMM allows the overshoot, as RC11 does
+// (proofs/lkmm/percpu_counter-limited-seq-no-precise-mb.litmus). The online mask read between the
+// two must not stand in for it: a mask read is an acquire read under the LKMM, not a full barrier
+// (model/kernel/MAPPING.md, note 9); as a seq_cst word it hid this barrier. Its twin: unweakened,
+// the row passes on the LKMM.
+TEST_F(orders, precise_step_mb_of_fix_limited_add_is_needed_under_the_lkmm) {
+    const std::string c = "percpu_counter/fix-limited-add/smp-race";
+    // The line after the comment that ends "... between its add and its re-check." (the
+    // shortcut's smp_mb is the same line of code).
+    const std::string at = site_of("impl/percpu_counter.hpp",
+                                   "smp_mb in the shortcut between its add and its re-check");
+    const std::size_t colon = at.rfind(':');
+    const std::string site =
+        at.substr(0, colon + 1) + std::to_string(std::stoul(at.substr(colon + 1)) + 1);
+    const result plain = kverify({"run", c, "--engine", "dpor-lkmm", "--no-progress"});
+    EXPECT_EQ(plain.status, 0) << plain.out << plain.err;
+    const result weak =
+        kverify({"run", c, "--engine", "dpor-lkmm", "--weaken", site + "=none", "--no-progress"});
+    EXPECT_EQ(weak.status, 1) << weak.out << weak.err;
+    EXPECT_NE(weak.out.find("verdict: limit-overshoot (WEAKENED: " + site), std::string::npos)
+        << weak.out;
+}
+
 // Site discovery: the sites come from a run, with their functions and primitives.
 TEST_F(orders, list_names_sites_by_line_function_and_primitive) {
     const result r = kverify({"orders", "percpu_counter/irqsave", "--list", "--no-progress"});
