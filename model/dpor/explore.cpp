@@ -437,14 +437,16 @@ void explorer::run_execution(std::size_t ci) {
 
 void explorer::reset_execution() {
     check_fill_ = false;
-    th_.assign(nthreads_, thread_rt{});
+    // The per-run state is reset in place: its lists keep their buffers from run to run.
+    th_.resize(nthreads_);
+    rt_.resize(nthreads_);
     for (unsigned t = 0; t < nthreads_; ++t) {
+        th_[t].reset();
         th_[t].stack = stacks_[t].get();
         th_[t].arena = arenas_[t].get();
+        rt_[t].assign(g().th[t].size(), ev_rt{});
     }
     th_[0].state = ts::ready;
-    rt_.assign(nthreads_, {});
-    for (unsigned t = 0; t < nthreads_; ++t) rt_[t].assign(g().th[t].size(), ev_rt{});
     locs_.clear();
     allocs_.clear();
     replay_left_ = g().size();

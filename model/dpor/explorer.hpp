@@ -277,7 +277,7 @@ private:
     // per run of the program
     std::vector<thread_rt> th_;
     std::vector<std::vector<ev_rt>> rt_;
-    std::unordered_map<std::uintptr_t, loc_rt> locs_;
+    loc_table locs_;
     std::vector<alloc_rec> allocs_;
     ucontext_t sched_ctx_{};
     unsigned cur_ = 0;

@@ -10,9 +10,9 @@ namespace kverify::dpor::detail {
 
 loc_rt& explorer::loc_of(const void* p, src_loc where) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) fail("uninit", "access to a location that was never constructed", where);
-    loc_rt& l = it->second;
+    loc_rt* found = locs_.find(a);
+    if (!found) fail("uninit", "access to a location that was never constructed", where);
+    loc_rt& l = *found;
     if (l.alloc >= 0 && allocs_[std::size_t(l.alloc)].freed)
         fail("use-after-free", "access to " + loc_name(a) + " after its memory was freed", where);
     return l;
@@ -35,7 +35,7 @@ void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool wr
         fail("data-race", buf, where);
     };
     if (l.has_plain_write && racy(l.pw_thread, l.pw)) race(l.pw_thread, l.pw, "plain write");
-    for (unsigned u = 0; u < nthreads_; ++u) {
+    for (unsigned u = 0; u < nthreads_ && (write || plain); ++u) {  // (an atomic read: none)
         if (write && racy(u, l.plain_read[u])) race(u, l.plain_read[u], "plain read");
         if (plain && racy(u, l.atomic_write[u])) race(u, l.atomic_write[u], "atomic write");
         if (plain && write && racy(u, l.atomic_access[u]))
@@ -63,16 +63,16 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
     }
     tick(where);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) {
-        loc_rt l;
-        l.width = std::uint8_t(width);
-        l.name = next_loc_name_++;
+    loc_rt* found = locs_.find(a);
+    if (!found) {
+        found = &locs_.add(a);
+        found->width = std::uint8_t(width);
+        found->name = next_loc_name_++;
         for (std::size_t k = 0; k < allocs_.size(); ++k)
-            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
-        it = locs_.emplace(a, l).first;
+            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size)
+                found->alloc = int(k);
     }
-    loc_rt& l = it->second;
+    loc_rt& l = *found;
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
     l.plain_val = v & width_mask(width);
     if (tracing_) trace_text("init " + loc_name(a) + " := " + value_text(a, l.plain_val), where);
@@ -107,13 +107,10 @@ void explorer::plain_store(void* p, value_t v, src_loc where) {
 
 value_t explorer::peek(const void* p) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) return 0;
-    if (!it->second.atomic) return it->second.plain_val;
-    const auto& list = g().co.at(a);
-    for (std::size_t k = list.size(); k-- > 0;)
-        if (is_done(list[k])) return ev(list[k]).val;
-    return 0;
+    const loc_rt* l = locs_.find(a);
+    if (!l) return 0;
+    if (!l->atomic) return l->plain_val;
+    return l->newest.valid() ? ev(l->newest).val : 0;  // (exec_write keeps it)
 }
 
 void explorer::note(const std::string& text, src_loc where) {
