@@ -248,6 +248,7 @@ struct execution {
     const std::vector<std::vector<ev_rt>>& ev;
     const std::vector<thread_rt>& th;
     const loc_table& locs;
+    std::uint64_t run;  // which run of the program this is (a model may keep per-run state)
 
     const ev_rt& view(eid e) const { return ev[e.t][e.i]; }
     bool done(eid e) const { return e.i < ev[e.t].size() && ev[e.t][e.i].done; }

@@ -436,6 +436,7 @@ void explorer::run_execution(std::size_t ci) {
 }
 
 void explorer::reset_execution() {
+    ++run_;
     check_fill_ = false;
     // The per-run state is reset in place: its lists keep their buffers from run to run.
     th_.resize(nthreads_);

@@ -252,7 +252,7 @@ private:
     bool decode_replay(const std::string& s, graph& gr) const;
 
     // The run as the memory model sees it.
-    execution exec() const { return execution{g(), nthreads_, rt_, th_, locs_}; }
+    execution exec() const { return execution{g(), nthreads_, rt_, th_, locs_, run_}; }
     graph& g() { return stack_[ci_].g; }
     const graph& g() const { return stack_[ci_].g; }
     event& ev(eid e) { return g().at(e); }
@@ -275,6 +275,7 @@ private:
     std::string internal_msg_;
 
     // per run of the program
+    std::uint64_t run_ = 0;  // runs so far (reset_execution)
     std::vector<thread_rt> th_;
     std::vector<std::vector<ev_rt>> rt_;
     loc_table locs_;
