@@ -4,7 +4,7 @@
 // view of a run that the memory models (consistency.hpp) judge. Internal to model/dpor.
 #pragma once
 
-#include <ucontext.h>
+#include <setjmp.h>
 
 #include <algorithm>
 #include <array>
@@ -104,8 +104,8 @@ struct loc_rt {
         has_plain_write = false;
         pw_thread = 0;
         pw = access_rec{};
-        for (auto* recs : {&plain_read, &atomic_access, &atomic_write})
-            for (access_rec& r : *recs) r.pos = -1;
+        for (unsigned u = 0; u < max_threads; ++u)
+            plain_read[u].pos = atomic_access[u].pos = atomic_write[u].pos = -1;
         readers.clear();
         co = nullptr;
         newest = eid{};
@@ -214,8 +214,7 @@ struct thread_rt {
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
     std::vector<std::size_t> handlers;  // rt::handler_begin: where each handler's ctrl frames start
     std::uint32_t last_access = 0;
-    ucontext_t ctx{};
-    char* stack = nullptr;
+    jmp_buf resume{};  // where its fiber suspended (fibers.cpp)
     char* arena = nullptr;
     std::size_t arena_used = 0;
 

@@ -443,7 +443,6 @@ void explorer::reset_execution() {
     rt_.resize(nthreads_);
     for (unsigned t = 0; t < nthreads_; ++t) {
         th_[t].reset();
-        th_[t].stack = stacks_[t].get();
         th_[t].arena = arenas_[t].get();
         rt_[t].assign(g().th[t].size(), ev_rt{});
     }

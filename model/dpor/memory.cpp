@@ -18,40 +18,15 @@ loc_rt& explorer::loc_of(const void* p, src_loc where) {
     return l;
 }
 
-void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
-                          src_loc where) {
-    if (opt_.model == memory_model::lkmm) return;  // the LKMM's own data-race flag (lkmm.cpp)
-    const unsigned t = cur_;
-    auto racy = [&](unsigned u, const access_rec& a) {
-        return u != t && a.pos >= 0 && !vc.covers_pos(u, a.pos);
-    };
-    auto race = [&](unsigned u, const access_rec& a, const char* what) {
-        char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
-                      "happens before the other)",
-                      plain ? "plain" : "atomic", write ? "write" : "read", t, what, u,
-                      a.where.file, a.where.line);
-        fail("data-race", buf, where);
-    };
-    if (l.has_plain_write && racy(l.pw_thread, l.pw)) race(l.pw_thread, l.pw, "plain write");
-    for (unsigned u = 0; u < nthreads_ && (write || plain); ++u) {  // (an atomic read: none)
-        if (write && racy(u, l.plain_read[u])) race(u, l.plain_read[u], "plain read");
-        if (plain && racy(u, l.atomic_write[u])) race(u, l.atomic_write[u], "atomic write");
-        if (plain && write && racy(u, l.atomic_access[u]))
-            race(u, l.atomic_access[u], "atomic read");
-    }
-    const access_rec me{pos, where};
-    if (plain && write) {
-        l.has_plain_write = true;
-        l.pw_thread = t;
-        l.pw = me;
-    } else if (plain) {
-        l.plain_read[t] = me;
-    } else {
-        l.atomic_access[t] = me;
-        if (write) l.atomic_write[t] = me;
-    }
+void explorer::race(unsigned u, const access_rec& a, const char* what, bool write, bool plain,
+                    src_loc where) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
+                  "happens before the other)",
+                  plain ? "plain" : "atomic", write ? "write" : "read", cur_, what, u,
+                  a.where.file, a.where.line);
+    fail("data-race", buf, where);
 }
 
 // Under the LKMM a plain access is an event of the graph like a marked one (its reads have
