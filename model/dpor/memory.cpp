@@ -24,8 +24,8 @@ void explorer::race(unsigned u, const access_rec& a, const char* what, bool writ
     std::snprintf(buf, sizeof buf,
                   "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
                   "happens before the other)",
-                  plain ? "plain" : "atomic", write ? "write" : "read", cur_, what, u,
-                  a.where.file, a.where.line);
+                  plain ? "plain" : "atomic", write ? "write" : "read", cur_, what, u, a.where.file,
+                  a.where.line);
     fail("data-race", buf, where);
 }
 
