@@ -184,7 +184,7 @@ void explorer::exec_read(eid r) {
     x.porf = d.porf;
     x.next = r.i + 1;
     loc_rt& l = locs_.at(e.loc);
-    l.readers.push_back(r);
+    add_reader(l, r, e.rf);
     race_check(l, d.hb, 2 * std::int64_t(r.i) + 2, false, false, e.where);
     x.awaited.push_back(r);
     x.seg_cur.emplace_back(e.loc, e.val);

@@ -48,6 +48,9 @@ struct ev_rt {
     vclock porf;  // (po | rf | spawn | join)* prefix, the event itself included
     hclock msg;   // writes: what an acquire reading this write synchronises with
     bool done = false;
+    // The reads of a write run so far, as a list through the reads (newest first): a write's
+    // first_reader, each read's next_reader (rc11.cpp, hb_frontier).
+    eid first_reader, next_reader;
 };
 
 enum class ts : std::uint8_t {
@@ -86,6 +89,9 @@ struct loc_rt {
     access_rec pw;
     std::array<access_rec, max_threads> plain_read{}, atomic_access{}, atomic_write{};
     std::vector<eid> readers;  // atomic reads run so far (revisit candidates)
+    // A read of it reads a write of another location (only a malformed replay string): the
+    // lists of readers in ev_rt do not hold that read.
+    bool foreign_rf = false;
     // Its coherence order in the run's graph (graph::co), once its initialising write ran, and
     // the newest of its writes that has run: what peek() returns, asked at every event by the
     // scenario's invariant. (Within a run writes join coherence and run, and never move in it.)
@@ -107,6 +113,7 @@ struct loc_rt {
         for (unsigned u = 0; u < max_threads; ++u)
             plain_read[u].pos = atomic_access[u].pos = atomic_write[u].pos = -1;
         readers.clear();
+        foreign_rf = false;
         co = nullptr;
         newest = eid{};
     }

@@ -356,7 +356,7 @@ void explorer::compute_views() {
                     else
                         x.acq_pending.join(w.msg);
                     d.porf.join(w.porf);
-                    locs_[e.loc].readers.push_back(id);
+                    add_reader(locs_[e.loc], id, e.rf);
                 } else if (e.is_write() && !e.init) {
                     d.msg = is_release(e.order) ? d.hb : x.rel_fence;
                     for (auto& p : x.rel_write)

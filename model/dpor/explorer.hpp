@@ -208,6 +208,13 @@ private:
     void add_read(event& e, eid id, std::size_t lo, Branch branch);
     void await_rf(eid w);
     void exec_read(eid r);
+    // Read r of location l, reading w, has run: a revisit candidate, and a reader of w.
+    void add_reader(loc_rt& l, eid r, eid w) {
+        l.readers.push_back(r);
+        rt(r).next_reader = rt(w).first_reader;
+        rt(w).first_reader = r;
+        if (ev(w).loc != l.addr) l.foreign_rf = true;
+    }
     void exec_write(eid w);
     void exec_other(eid e);
     void replayed_one() {

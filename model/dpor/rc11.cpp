@@ -16,6 +16,19 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
                         const std::vector<std::uint32_t>* keep) {
     const auto& list = x.g.co.at(loc);
     auto in = [&](eid e) { return !keep || e.i < (*keep)[e.t]; };
+    const loc_rt& l = x.locs.at(loc);
+    if (!l.foreign_rf) {
+        // From the newest write down: the first one in the prefix, then, above it, the first
+        // one a read in the prefix reads (each write knows its readers: ev_rt).
+        std::size_t lo = list.size();
+        while (lo-- > 0)
+            if (in(list[lo]) && pre.covers(list[lo])) break;
+        if (lo == std::size_t(-1)) lo = 0;
+        for (std::size_t k = list.size(); k-- > lo + 1;)
+            for (eid q = x.view(list[k]).first_reader; q.valid(); q = x.view(q).next_reader)
+                if (in(q) && pre.covers(q) && x.g.at(q).loc == loc) return k;
+        return lo;
+    }
     std::size_t lo = 0;
     for (std::size_t k = 0; k < list.size(); ++k)
         if (in(list[k]) && pre.covers(list[k])) lo = std::max(lo, k);
@@ -23,7 +36,7 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
     // up again), once per run of readers of the same write.
     eid last;
     std::size_t last_k = 0;
-    for (eid q : x.locs.at(loc).readers) {
+    for (eid q : l.readers) {
         if (!in(q) || !pre.covers(q)) continue;
         const eid w = x.g.at(q).rf;
         if (w != last) {
