@@ -240,6 +240,7 @@ void explorer::exec_write(eid w) {
                 break;
             }
     }
+    l.newest_val = ev(l.newest).val;
     race_check(l, d.hb, 2 * std::int64_t(w.i) + 2, true, e.init, e.where);
     if (tracing_) trace_event(w);
     replayed_one();

@@ -97,6 +97,7 @@ struct loc_rt {
     // scenario's invariant. (Within a run writes join coherence and run, and never move in it.)
     const std::vector<eid>* co = nullptr;
     eid newest;
+    value_t newest_val = 0;  // its value (0 while no write ran)
 
     // As new for the location at `a` (every field), keeping the readers' buffer: a run reuses
     // the last run's. An access_rec's `where` is read only when its pos is set.
@@ -116,6 +117,7 @@ struct loc_rt {
         foreign_rf = false;
         co = nullptr;
         newest = eid{};
+        newest_val = 0;
     }
 };
 

@@ -146,7 +146,11 @@ public:
     void init_plain(void* loc, unsigned width, value_t v, src_loc where);
     value_t plain_load(const void* loc, src_loc where);
     void plain_store(void* loc, value_t v, src_loc where);
-    value_t peek(const void* loc);
+    value_t peek(const void* p) {  // (inline: the scenario's invariant asks at every event)
+        const loc_rt* l = locs_.find(reinterpret_cast<std::uintptr_t>(p));
+        if (!l) return 0;
+        return l->atomic ? l->newest_val : l->plain_val;
+    }
     unsigned choose(unsigned n, src_loc where);
     [[noreturn]] void block(const char* reason, src_loc where);
     void spin_iteration(src_loc where);

@@ -80,14 +80,6 @@ void explorer::plain_store(void* p, value_t v, src_loc where) {
                    where);
 }
 
-value_t explorer::peek(const void* p) {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    const loc_rt* l = locs_.find(a);
-    if (!l) return 0;
-    if (!l->atomic) return l->plain_val;
-    return l->newest.valid() ? ev(l->newest).val : 0;  // (exec_write keeps it)
-}
-
 void explorer::note(const std::string& text, src_loc where) {
     if (tracing_) trace_text(text, where);
 }
