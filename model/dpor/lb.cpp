@@ -194,7 +194,11 @@ void explorer::lkmm_revisits(eid w) {
     std::vector<eid> readers = l.readers;
     std::vector<std::vector<char>> keep;  // per candidate, reused
     for (eid r : readers) {
-        if (r.t == w.t && r.i + 1 == w.i && we.rmw != rmw_op::none) continue;  // w's own read
+        // A read before w in program order (w's own read half among them) or, for a task's
+        // read, before the join that w in the harness's code after the tasks follows: reading w
+        // would close a cycle of po-loc and rf (coherence). Most candidates are such reads.
+        if (r.t == w.t && r.i < w.i) continue;
+        if (w.t == 0 && r.t != 0 && gr.spawn_at != UINT32_MAX && w.i >= gr.spawn_at) continue;
         // The harness's setup runs before every task (spawn): a task's write is never read
         // there. (Such a revisit would cut the setup short and lose the spawn point with it,
         // and the consistency check would no longer see the order.)

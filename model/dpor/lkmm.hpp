@@ -32,7 +32,8 @@ struct lkmm_flags {
     bool data_race = false;       // two conflicting accesses, one plain, not ordered as needed
     bool mixed_accesses = false;  // a plain write and a marked access of one location, no barrier
 };
-// Computes the flags of a consistent g (false if g is not consistent).
+// Computes the flags of a consistent g (false if g is not consistent; without a plain access
+// there is no flag, and g is not checked).
 bool lkmm_flags_of(const graph& g, lkmm_flags& flags);
 
 }  // namespace kverify::dpor::detail
