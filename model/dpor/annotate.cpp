@@ -14,32 +14,37 @@ void explorer::annotate_next(lk kind, const std::uint32_t* addr, std::size_t na,
     thread_rt& x = th_[cur_];
     x.pending_kind = kind;
     x.pending_op = atomic_op;
+    if (opt_.model != memory_model::lkmm) return;  // only the LKMM reads dependencies (annotate)
     x.pending_addr.assign(addr, addr + na);
     x.pending_data.assign(data, data + nd);
 }
 
 void explorer::ctrl_begin(const std::uint32_t* cond, std::size_t n) {
-    th_[cur_].ctrl.emplace_back(cond, cond + n);
+    thread_rt& x = th_[cur_];
+    x.ctrl_frames.push_back(x.ctrl_ids.size());
+    if (opt_.model == memory_model::lkmm) x.ctrl_ids.insert(x.ctrl_ids.end(), cond, cond + n);
 }
 
 void explorer::depend_after(const std::uint32_t* reads, std::size_t n) {
+    if (opt_.model != memory_model::lkmm) return;
     std::vector<std::uint32_t>& o = th_[cur_].opaque;
     o.insert(o.end(), reads, reads + n);
 }
 
-void explorer::handler_begin() { th_[cur_].handlers.push_back(th_[cur_].ctrl.size()); }
+void explorer::handler_begin() { th_[cur_].handlers.push_back(th_[cur_].ctrl_frames.size()); }
 
 void explorer::handler_end() {
     thread_rt& x = th_[cur_];
-    if (x.handlers.empty() || x.handlers.back() != x.ctrl.size())
+    if (x.handlers.empty() || x.handlers.back() != x.ctrl_frames.size())
         internal_error("rt::handler_end without its handler_begin, or with a ctrl scope open");
     x.handlers.pop_back();
 }
 
 void explorer::ctrl_end() {
     thread_rt& x = th_[cur_];
-    if (x.ctrl.empty()) internal_error("rt::ctrl_end without a matching ctrl_begin");
-    x.ctrl.pop_back();
+    if (x.ctrl_frames.empty()) internal_error("rt::ctrl_end without a matching ctrl_begin");
+    x.ctrl_ids.resize(x.ctrl_frames.back());
+    x.ctrl_frames.pop_back();
 }
 
 namespace {
@@ -54,8 +59,8 @@ bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
     d.addr = x.pending_addr;
     if (with_data) d.data = x.pending_data;
     const std::size_t from = x.handlers.empty() ? 0 : x.handlers.back();
-    for (std::size_t k = from; k < x.ctrl.size(); ++k)
-        d.ctrl.insert(d.ctrl.end(), x.ctrl[k].begin(), x.ctrl[k].end());
+    if (from < x.ctrl_frames.size())
+        d.ctrl.assign(x.ctrl_ids.begin() + std::ptrdiff_t(x.ctrl_frames[from]), x.ctrl_ids.end());
     d.opaque = x.opaque;
     for (auto* v : {&d.addr, &d.data, &d.ctrl, &d.opaque}) {
         std::sort(v->begin(), v->end());

@@ -70,6 +70,7 @@ explorer::explorer(const program& p, const options& o, const split_plan& split)
         throw std::invalid_argument("dpor: a program has 1 to " + std::to_string(max_threads - 1) +
                                     " tasks");
     nthreads_ = p.tasks + 1;
+    fibers_.reset(new fiber[nthreads_]);
     for (unsigned t = 0; t < nthreads_; ++t) {
         stacks_.emplace_back(new char[stack_size]);
         arenas_.emplace_back(new char[arena_size]);

@@ -184,7 +184,7 @@ void explorer::exec_read(eid r) {
     x.porf = d.porf;
     x.next = r.i + 1;
     loc_rt& l = locs_.at(e.loc);
-    l.readers.push_back(r);
+    add_reader(l, r, e.rf);
     race_check(l, d.hb, 2 * std::int64_t(r.i) + 2, false, false, e.where);
     x.awaited.push_back(r);
     x.seg_cur.emplace_back(e.loc, e.val);
@@ -230,6 +230,17 @@ void explorer::exec_write(eid w) {
     x.seg_prev.clear();
     x.spun = false;
     loc_rt& l = locs_.at(e.loc);
+    if (!l.newest.valid()) {
+        l.newest = w;
+    } else {  // the later of the two in coherence
+        const std::vector<eid>& list = l.co ? *l.co : g().co.at(e.loc);
+        for (std::size_t k = list.size(); k-- > 0 && list[k] != l.newest;)
+            if (list[k] == w) {
+                l.newest = w;
+                break;
+            }
+    }
+    l.newest_val = ev(l.newest).val;
     race_check(l, d.hb, 2 * std::int64_t(w.i) + 2, true, e.init, e.where);
     if (tracing_) trace_event(w);
     replayed_one();
@@ -260,19 +271,15 @@ void explorer::init_atomic(void* p, unsigned width, value_t v, src_loc where) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     bool replay;
     const eid id = next_event(ek::write, a, where, replay);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) {
-        loc_rt l;
-        l.atomic = true;
-        l.width = std::uint8_t(width);
-        l.name = next_loc_name_++;
+    loc_rt* l = locs_.find(a);
+    if (!l) {
+        l = &locs_.add(a);
+        l->name = next_loc_name_++;
         for (std::size_t k = 0; k < allocs_.size(); ++k)
-            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
-        it = locs_.emplace(a, l).first;
-    } else {
-        it->second.atomic = true;
-        it->second.width = std::uint8_t(width);
+            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l->alloc = int(k);
     }
+    l->atomic = true;
+    l->width = std::uint8_t(width);
     if (!replay) {
         event e;
         e.kind = ek::write;
@@ -293,6 +300,8 @@ void explorer::init_atomic(void* p, unsigned width, value_t v, src_loc where) {
         e.val = v & width_mask(width);
         partial_co_insert(a, id);
     }
+    const auto co = g().co.find(a);
+    l->co = co == g().co.end() ? nullptr : &co->second;
     exec_write(id);
 }
 

@@ -4,13 +4,14 @@
 // view of a run that the memory models (consistency.hpp) judge. Internal to model/dpor.
 #pragma once
 
-#include <ucontext.h>
+#include <setjmp.h>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
+#include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -22,7 +23,9 @@ namespace kverify::dpor::detail {
 struct vclock {
     std::array<std::uint32_t, max_threads> c{};
     void join(const vclock& o) {
-        for (unsigned k = 0; k < max_threads; ++k) c[k] = std::max(c[k], o.c[k]);
+        // (from a copy: with no aliasing to rule out, the compiler makes it two vector maxes)
+        const std::array<std::uint32_t, max_threads> oc = o.c;
+        for (unsigned k = 0; k < max_threads; ++k) c[k] = std::max(c[k], oc[k]);
     }
     bool covers(eid e) const { return c[e.t] > e.i; }
 };
@@ -45,6 +48,9 @@ struct ev_rt {
     vclock porf;  // (po | rf | spawn | join)* prefix, the event itself included
     hclock msg;   // writes: what an acquire reading this write synchronises with
     bool done = false;
+    // The reads of a write run so far, as a list through the reads (newest first): a write's
+    // first_reader, each read's next_reader (rc11.cpp, hb_frontier).
+    eid first_reader, next_reader;
 };
 
 enum class ts : std::uint8_t {
@@ -71,6 +77,7 @@ struct access_rec {
 };
 
 struct loc_rt {
+    std::uintptr_t addr = 0;
     bool atomic = false;
     std::uint8_t width = 8;
     int alloc = -1;     // the allocation holding it (-1: not engine memory)
@@ -82,6 +89,111 @@ struct loc_rt {
     access_rec pw;
     std::array<access_rec, max_threads> plain_read{}, atomic_access{}, atomic_write{};
     std::vector<eid> readers;  // atomic reads run so far (revisit candidates)
+    // A read of it reads a write of another location (only a malformed replay string): the
+    // lists of readers in ev_rt do not hold that read.
+    bool foreign_rf = false;
+    // Its coherence order in the run's graph (graph::co), once its initialising write ran, and
+    // the newest of its writes that has run: what peek() returns, asked at every event by the
+    // scenario's invariant. (Within a run writes join coherence and run, and never move in it.)
+    const std::vector<eid>* co = nullptr;
+    eid newest;
+    value_t newest_val = 0;  // its value (0 while no write ran)
+
+    // As new for the location at `a` (every field), keeping the readers' buffer: a run reuses
+    // the last run's. An access_rec's `where` is read only when its pos is set.
+    void reset(std::uintptr_t a) {
+        addr = a;
+        atomic = false;
+        width = 8;
+        alloc = -1;
+        name = 0;
+        plain_val = 0;
+        has_plain_write = false;
+        pw_thread = 0;
+        pw = access_rec{};
+        for (unsigned u = 0; u < max_threads; ++u)
+            plain_read[u].pos = atomic_access[u].pos = atomic_write[u].pos = -1;
+        readers.clear();
+        foreign_rf = false;
+        co = nullptr;
+        newest = eid{};
+        newest_val = 0;
+    }
+};
+
+// The locations of one run by address, as an unordered_map would keep them, but reused from run
+// to run: a run looks a location up at every access (and the scenario's invariant at every
+// event), and a map cleared per run freed and allocated every entry again. Open addressing on
+// the address; a slot belongs to the run whose generation it carries, so clear() is O(1).
+// A location's loc_rt stays at its address in memory for the whole search (references to it
+// survive the run adding others).
+class loc_table {
+public:
+    loc_table() : slots_(64), mask_(63), shift_(58) {}
+    loc_rt* find(std::uintptr_t a) {
+        for (std::size_t k = home(a);; k = (k + 1) & mask_) {
+            const slot& s = slots_[k];
+            if (s.gen != gen_) return nullptr;
+            if (s.addr == a) return s.loc;
+        }
+    }
+    const loc_rt* find(std::uintptr_t a) const { return const_cast<loc_table*>(this)->find(a); }
+    std::size_t count(std::uintptr_t a) const { return find(a) ? 1 : 0; }
+    loc_rt& at(std::uintptr_t a) {
+        loc_rt* l = find(a);
+        if (!l) throw std::out_of_range("dpor: a location not constructed in this run");
+        return *l;
+    }
+    const loc_rt& at(std::uintptr_t a) const { return const_cast<loc_table*>(this)->at(a); }
+    // The location at `a`, added (as new) if the run has not constructed it.
+    loc_rt& operator[](std::uintptr_t a) {
+        if (loc_rt* l = find(a)) return *l;
+        return add(a);
+    }
+    // A location the run has not constructed yet, as new.
+    loc_rt& add(std::uintptr_t a) {
+        if (2 * (used_ + 1) > slots_.size()) grow();
+        if (used_ == store_.size()) store_.push_back(std::make_unique<loc_rt>());
+        loc_rt* l = store_[used_++].get();
+        l->reset(a);
+        place(l);
+        return *l;
+    }
+    void clear() {
+        used_ = 0;
+        if (++gen_ == 0) {  // wrapped: no slot may look current
+            for (slot& s : slots_) s.gen = 0;
+            gen_ = 1;
+        }
+    }
+
+private:
+    struct slot {
+        std::uintptr_t addr = 0;
+        std::uint32_t gen = 0;
+        loc_rt* loc = nullptr;
+    };
+    // Fibonacci hashing: the top bits of the address times 2^64 / phi.
+    std::size_t home(std::uintptr_t a) const {
+        return std::size_t(std::uint64_t(a) * 0x9e3779b97f4a7c15ull >> shift_);
+    }
+    void place(loc_rt* l) {
+        std::size_t k = home(l->addr);
+        while (slots_[k].gen == gen_) k = (k + 1) & mask_;
+        slots_[k] = slot{l->addr, gen_, l};
+    }
+    void grow() {
+        slots_.assign(2 * slots_.size(), slot{});
+        mask_ = slots_.size() - 1;
+        --shift_;
+        for (std::size_t k = 0; k < used_; ++k) place(store_[k].get());
+    }
+    std::vector<slot> slots_;
+    std::size_t mask_;
+    unsigned shift_;  // 64 - log2(slots)
+    std::uint32_t gen_ = 1;
+    std::vector<std::unique_ptr<loc_rt>> store_;  // [0, used_): this run's, in order of adding
+    std::size_t used_ = 0;
 };
 
 struct thread_rt {
@@ -104,14 +216,36 @@ struct thread_rt {
     lk pending_kind = lk::automatic;
     bool pending_op = false;  // the next RMW is an atomic_op (rt::annotate_next)
     std::vector<std::uint32_t> pending_addr, pending_data;
-    std::vector<std::vector<std::uint32_t>> ctrl;
+    // The open control dependencies: frame k holds ctrl_ids[ctrl_frames[k]] up to the next
+    // frame's start (one flat list: a frame is opened and closed at every kernel primitive).
+    std::vector<std::uint32_t> ctrl_ids;
+    std::vector<std::size_t> ctrl_frames;
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
     std::vector<std::size_t> handlers;  // rt::handler_begin: where each handler's ctrl frames start
     std::uint32_t last_access = 0;
-    ucontext_t ctx{};
-    char* stack = nullptr;
+    jmp_buf resume{};  // where its fiber suspended (fibers.cpp)
     char* arena = nullptr;
     std::size_t arena_used = 0;
+
+    // As new (thread_rt{}), keeping the buffers of its lists: a run reuses the last run's.
+    void reset() {
+        thread_rt fresh;
+        auto keep = [](auto& mine, auto& theirs) {
+            mine.clear();
+            std::swap(mine, theirs);
+        };
+        keep(rel_write, fresh.rel_write);
+        keep(awaited, fresh.awaited);
+        keep(seg_cur, fresh.seg_cur);
+        keep(seg_prev, fresh.seg_prev);
+        keep(pending_addr, fresh.pending_addr);
+        keep(pending_data, fresh.pending_data);
+        keep(ctrl_ids, fresh.ctrl_ids);
+        keep(ctrl_frames, fresh.ctrl_frames);
+        keep(opaque, fresh.opaque);
+        keep(handlers, fresh.handlers);
+        *this = std::move(fresh);
+    }
 };
 
 // What a memory model may look at: the graph of the run and, for each event that has run, its
@@ -121,7 +255,8 @@ struct execution {
     unsigned nthreads;
     const std::vector<std::vector<ev_rt>>& ev;
     const std::vector<thread_rt>& th;
-    const std::unordered_map<std::uintptr_t, loc_rt>& locs;
+    const loc_table& locs;
+    std::uint64_t run;  // which run of the program this is (a model may keep per-run state)
 
     const ev_rt& view(eid e) const { return ev[e.t][e.i]; }
     bool done(eid e) const { return e.i < ev[e.t].size() && ev[e.t][e.i].done; }

@@ -356,7 +356,7 @@ void explorer::compute_views() {
                     else
                         x.acq_pending.join(w.msg);
                     d.porf.join(w.porf);
-                    locs_[e.loc].readers.push_back(id);
+                    add_reader(locs_[e.loc], id, e.rf);
                 } else if (e.is_write() && !e.init) {
                     d.msg = is_release(e.order) ? d.hb : x.rel_fence;
                     for (auto& p : x.rel_write)
@@ -436,15 +436,17 @@ void explorer::run_execution(std::size_t ci) {
 }
 
 void explorer::reset_execution() {
+    ++run_;
     check_fill_ = false;
-    th_.assign(nthreads_, thread_rt{});
+    // The per-run state is reset in place: its lists keep their buffers from run to run.
+    th_.resize(nthreads_);
+    rt_.resize(nthreads_);
     for (unsigned t = 0; t < nthreads_; ++t) {
-        th_[t].stack = stacks_[t].get();
+        th_[t].reset();
         th_[t].arena = arenas_[t].get();
+        rt_[t].assign(g().th[t].size(), ev_rt{});
     }
     th_[0].state = ts::ready;
-    rt_.assign(nthreads_, {});
-    for (unsigned t = 0; t < nthreads_; ++t) rt_[t].assign(g().th[t].size(), ev_rt{});
     locs_.clear();
     allocs_.clear();
     replay_left_ = g().size();

@@ -14,7 +14,7 @@
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
 
-#include <ucontext.h>
+#include <setjmp.h>
 
 #include <atomic>
 #include <chrono>
@@ -146,7 +146,11 @@ public:
     void init_plain(void* loc, unsigned width, value_t v, src_loc where);
     value_t plain_load(const void* loc, src_loc where);
     void plain_store(void* loc, value_t v, src_loc where);
-    value_t peek(const void* loc);
+    value_t peek(const void* p) {  // (inline: the scenario's invariant asks at every event)
+        const loc_rt* l = locs_.find(reinterpret_cast<std::uintptr_t>(p));
+        if (!l) return 0;
+        return l->atomic ? l->newest_val : l->plain_val;
+    }
     unsigned choose(unsigned n, src_loc where);
     [[noreturn]] void block(const char* reason, src_loc where);
     void spin_iteration(src_loc where);
@@ -166,7 +170,7 @@ public:
     void handler_begin();
     void handler_end();
 
-    static void fiber_entry();
+    static void fiber_main();
 
 private:
     // ----- exploration (explore.cpp) -----
@@ -199,7 +203,8 @@ private:
     void reset_execution();
     void schedule();
     void thread_body(unsigned t);
-    void suspend() { swapcontext(&th_[cur_].ctx, &sched_ctx_); }
+    void make_fiber(unsigned t);
+    void suspend();
     [[noreturn]] void leave_fiber();
     void spawn_tasks();
     eid next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay);
@@ -207,6 +212,13 @@ private:
     void add_read(event& e, eid id, std::size_t lo, Branch branch);
     void await_rf(eid w);
     void exec_read(eid r);
+    // Read r of location l, reading w, has run: a revisit candidate, and a reader of w.
+    void add_reader(loc_rt& l, eid r, eid w) {
+        l.readers.push_back(r);
+        rt(r).next_reader = rt(w).first_reader;
+        rt(w).first_reader = r;
+        if (ev(w).loc != l.addr) l.foreign_rf = true;
+    }
     void exec_write(eid w);
     void exec_other(eid e);
     void replayed_one() {
@@ -232,9 +244,19 @@ private:
     void check_decoded_run(bool replay_done);
     [[noreturn]] void refuse_decoded(const char* what, eid e);
     loc_rt& loc_of(const void* p, src_loc where);
+    // (inline, below: it runs at every access)
     void race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
                     src_loc where);
-    void tick(src_loc where);
+    void race_check_all(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
+                        src_loc where);
+    [[noreturn]] void race(unsigned u, const access_rec& a, const char* what, bool write,
+                           bool plain, src_loc where);
+    // The event limit and, every 256 operations, the time budget.
+    void tick(src_loc where) {
+        if (++events_ > opt_.max_events) tick_slow(where);
+        if (opt_.budget_s > 0 && (++tick_ & 255u) == 0) tick_slow(where);
+    }
+    void tick_slow(src_loc where);
     [[noreturn]] void internal_error(const std::string& msg);
     [[noreturn]] void diverged(const std::string& what, eid at);
     std::string thread_dump(unsigned t) const;
@@ -252,7 +274,7 @@ private:
     bool decode_replay(const std::string& s, graph& gr) const;
 
     // The run as the memory model sees it.
-    execution exec() const { return execution{g(), nthreads_, rt_, th_, locs_}; }
+    execution exec() const { return execution{g(), nthreads_, rt_, th_, locs_, run_}; }
     graph& g() { return stack_[ci_].g; }
     const graph& g() const { return stack_[ci_].g; }
     event& ev(eid e) { return g().at(e); }
@@ -275,11 +297,19 @@ private:
     std::string internal_msg_;
 
     // per run of the program
+    std::uint64_t run_ = 0;  // runs so far (reset_execution)
     std::vector<thread_rt> th_;
     std::vector<std::vector<ev_rt>> rt_;
-    std::unordered_map<std::uintptr_t, loc_rt> locs_;
+    loc_table locs_;
     std::vector<alloc_rec> allocs_;
-    ucontext_t sched_ctx_{};
+    // The fibers (fibers.cpp): where each waits to start its thread in a run, and where the
+    // scheduler waits for the running fiber to come back.
+    struct fiber {
+        jmp_buf start;
+        bool made = false;
+    };
+    std::unique_ptr<fiber[]> fibers_;
+    jmp_buf sched_jmp_;
     unsigned cur_ = 0;
     bool in_fiber_ = false;
     bool replaying_ = false;
@@ -326,5 +356,50 @@ private:
     std::unordered_set<std::uintptr_t> pointer_locs_;
     std::string traced_msg_;  // the trace run's violation message, with markers
 };
+
+// The C11 race check of an access (memory.cpp: plain accesses and races) against the latest
+// accesses of each kind by each thread, then recorded as the latest of its own. An atomic read
+// (the most frequent access) only meets a plain write: that much is inline.
+inline void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write,
+                                 bool plain, src_loc where) {
+    if (opt_.model == memory_model::lkmm) return;  // the LKMM's own data-race flag (lkmm.cpp)
+    if (write || plain) {
+        race_check_all(l, vc, pos, write, plain, where);
+        return;
+    }
+    if (l.has_plain_write && l.pw_thread != cur_ && l.pw.pos >= 0 &&
+        !vc.covers_pos(l.pw_thread, l.pw.pos))
+        race(l.pw_thread, l.pw, "plain write", write, plain, where);
+    l.atomic_access[cur_] = access_rec{pos, where};
+}
+
+inline void explorer::race_check_all(loc_rt& l, const hclock& vc, std::int64_t pos, bool write,
+                                     bool plain, src_loc where) {
+    const unsigned t = cur_;
+    auto racy = [&](unsigned u, const access_rec& a) {
+        return u != t && a.pos >= 0 && !vc.covers_pos(u, a.pos);
+    };
+    if (l.has_plain_write && racy(l.pw_thread, l.pw))
+        race(l.pw_thread, l.pw, "plain write", write, plain, where);
+    for (unsigned u = 0; u < nthreads_; ++u) {
+        if (write && racy(u, l.plain_read[u]))
+            race(u, l.plain_read[u], "plain read", write, plain, where);
+        if (plain && racy(u, l.atomic_write[u]))
+            race(u, l.atomic_write[u], "atomic write", write, plain, where);
+        if (plain && write && racy(u, l.atomic_access[u]))
+            race(u, l.atomic_access[u], "atomic read", write, plain, where);
+    }
+    const access_rec me{pos, where};
+    if (plain && write) {
+        l.has_plain_write = true;
+        l.pw_thread = t;
+        l.pw = me;
+    } else if (plain) {
+        l.plain_read[t] = me;
+    } else {
+        l.atomic_access[t] = me;
+        if (write) l.atomic_write[t] = me;
+    }
+}
 
 }  // namespace kverify::dpor::detail

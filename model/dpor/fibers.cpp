@@ -1,26 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The program's threads as fibers (ucontext) and the scheduler of one run: threads are resumed in
-// an order that respects po | rf (a thread waits for the write its next read reads), new events
-// are added from the leftmost thread that can run; the event limit, the time budget, and
-// internal errors (the program did something else than the graph says).
+// The program's threads as fibers and the scheduler of one run: threads are resumed in an order
+// that respects po | rf (a thread waits for the write its next read reads), new events are added
+// from the leftmost thread that can run; the event limit, the time budget, and internal errors
+// (the program did something else than the graph says).
+// A fiber is made once per thread of the explorer with ucontext (make_fiber), and waits at the
+// base of its stack for each run that starts its thread; the switches are _setjmp/_longjmp,
+// which leave the signal mask alone (swapcontext and setcontext make a system call for it at
+// every switch: a tenth of a search's time on the kernel rows). glibc's fortified longjmp
+// refuses a jump that looks like one to a deeper frame of the same stack, which a jump to
+// another stack may: this file is built without it.
+#undef _FORTIFY_SOURCE
+
+#include <setjmp.h>
+#include <ucontext.h>
+
 #include <cstdlib>
 
 #include "model/dpor/explorer.hpp"
 
 namespace kverify::dpor::detail {
 
-void explorer::fiber_entry() {
-    explorer* x = current;
-    const unsigned t = x->cur_;
-    x->thread_body(t);
-    x->th_[t].state = ts::finished;
-    x->leave_fiber();
+// The base of the fiber of thread cur_ (make_fiber): waits here for each run that starts the
+// thread. The frame stays where it is for the explorer's life; a run's frames go below it and
+// are abandoned when the run ends.
+void explorer::fiber_main() {
+    explorer* const x = current;
+    if (_setjmp(x->fibers_[x->cur_].start) == 0) _longjmp(x->sched_jmp_, 1);  // made
+    const unsigned t = current->cur_;
+    current->thread_body(t);
+    current->th_[t].state = ts::finished;
+    current->leave_fiber();
+}
+
+void explorer::make_fiber(unsigned t) {
+    ucontext_t uc;
+    getcontext(&uc);
+    uc.uc_stack.ss_sp = stacks_[t].get();
+    uc.uc_stack.ss_size = stack_size;
+    uc.uc_link = nullptr;  // (fiber_main never returns)
+    makecontext(&uc, fiber_main, 0);
+    cur_ = t;
+    if (_setjmp(sched_jmp_) == 0) setcontext(&uc);
+    fibers_[t].made = true;
+}
+
+void explorer::suspend() {
+    if (_setjmp(th_[cur_].resume) == 0) _longjmp(sched_jmp_, 1);
 }
 
 void explorer::leave_fiber() {
     in_fiber_ = false;
-    setcontext(&sched_ctx_);
-    std::abort();  // not reached
+    _longjmp(sched_jmp_, 1);
 }
 
 void explorer::thread_body(unsigned t) {
@@ -139,17 +169,18 @@ void explorer::schedule() {
         const unsigned t = unsigned(pick);
         thread_rt& x = th_[t];
         x.state = ts::ready;
+        if (!fibers_[t].made) make_fiber(t);
         cur_ = t;
-        if (!x.started) {
-            x.started = true;
-            getcontext(&x.ctx);
-            x.ctx.uc_stack.ss_sp = x.stack;
-            x.ctx.uc_stack.ss_size = stack_size;
-            x.ctx.uc_link = &sched_ctx_;
-            makecontext(&x.ctx, fiber_entry, 0);
-        }
         in_fiber_ = true;
-        swapcontext(&sched_ctx_, &x.ctx);
+        // The fiber comes back here (suspend, leave_fiber): the thread's start the first time
+        // in a run, where it suspended after that.
+        if (_setjmp(sched_jmp_) == 0) {
+            if (!x.started) {
+                x.started = true;
+                _longjmp(fibers_[t].start, 1);
+            }
+            _longjmp(x.resume, 1);
+        }
         in_fiber_ = false;
     }
 }
@@ -178,13 +209,13 @@ void explorer::internal_error(const std::string& msg) {
     throw std::logic_error("dpor: " + msg);
 }
 
-void explorer::tick(src_loc where) {
-    if (++events_ > opt_.max_events)
+void explorer::tick_slow(src_loc where) {
+    if (events_ > opt_.max_events)
         fail("event-limit",
              "an execution ran more than " + std::to_string(opt_.max_events) +
                  " operations (an unbounded loop without cpu_relax?)",
              where);
-    if (opt_.budget_s > 0 && (++tick_ & 255u) == 0) {
+    if (opt_.budget_s > 0 && (tick_ & 255u) == 0) {
         const double spent = std::chrono::duration<double>(clock_type::now() - start_).count();
         if (spent > opt_.budget_s) {
             res_.complete = false;

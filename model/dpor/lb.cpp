@@ -148,6 +148,10 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
             std::uint32_t last = 0;
             for (std::uint32_t i = 0; i < keep[t].size(); ++i)
                 if (keep[t][i]) last = i + 1;
+            // The first event of t not kept: a list of dependencies (sorted, collect_deps; the
+            // moves of graph::insert_event keep the order) that ends before it is all kept.
+            std::uint32_t gap = 0;
+            while (gap < keep[t].size() && keep[t][gap]) ++gap;
             for (std::uint32_t i = 0; i < keep[t].size(); ++i) {
                 if (!keep[t][i] || (t == r.t && i == r.i)) continue;
                 const event& x = gr.th[t][i];
@@ -158,6 +162,7 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
                 if (!drop)  // (the first dependency not kept decides)
                     if (const dep_rec* d = gr.deps_of(x))
                         for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque}) {
+                            if (v->empty() || v->back() < gap) continue;
                             for (std::uint32_t k : *v)
                                 if (k < keep[t].size() && !keep[t][k]) {
                                     drop = true;
@@ -167,6 +172,7 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
                         }
                 if (drop) {
                     keep[t][i] = 0;
+                    gap = std::min(gap, i);
                     changed = true;
                     // A cas run anew may succeed or fail: what follows it in its thread would
                     // move (its write half comes or goes), so it is run anew too.

@@ -10,48 +10,23 @@ namespace kverify::dpor::detail {
 
 loc_rt& explorer::loc_of(const void* p, src_loc where) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) fail("uninit", "access to a location that was never constructed", where);
-    loc_rt& l = it->second;
+    loc_rt* found = locs_.find(a);
+    if (!found) fail("uninit", "access to a location that was never constructed", where);
+    loc_rt& l = *found;
     if (l.alloc >= 0 && allocs_[std::size_t(l.alloc)].freed)
         fail("use-after-free", "access to " + loc_name(a) + " after its memory was freed", where);
     return l;
 }
 
-void explorer::race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
-                          src_loc where) {
-    if (opt_.model == memory_model::lkmm) return;  // the LKMM's own data-race flag (lkmm.cpp)
-    const unsigned t = cur_;
-    auto racy = [&](unsigned u, const access_rec& a) {
-        return u != t && a.pos >= 0 && !vc.covers_pos(u, a.pos);
-    };
-    auto race = [&](unsigned u, const access_rec& a, const char* what) {
-        char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
-                      "happens before the other)",
-                      plain ? "plain" : "atomic", write ? "write" : "read", t, what, u,
-                      a.where.file, a.where.line);
-        fail("data-race", buf, where);
-    };
-    if (l.has_plain_write && racy(l.pw_thread, l.pw)) race(l.pw_thread, l.pw, "plain write");
-    for (unsigned u = 0; u < nthreads_; ++u) {
-        if (write && racy(u, l.plain_read[u])) race(u, l.plain_read[u], "plain read");
-        if (plain && racy(u, l.atomic_write[u])) race(u, l.atomic_write[u], "atomic write");
-        if (plain && write && racy(u, l.atomic_access[u]))
-            race(u, l.atomic_access[u], "atomic read");
-    }
-    const access_rec me{pos, where};
-    if (plain && write) {
-        l.has_plain_write = true;
-        l.pw_thread = t;
-        l.pw = me;
-    } else if (plain) {
-        l.plain_read[t] = me;
-    } else {
-        l.atomic_access[t] = me;
-        if (write) l.atomic_write[t] = me;
-    }
+void explorer::race(unsigned u, const access_rec& a, const char* what, bool write, bool plain,
+                    src_loc where) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%s %s by thread %u races with a %s by thread %u at %s:%u (neither "
+                  "happens before the other)",
+                  plain ? "plain" : "atomic", write ? "write" : "read", cur_, what, u, a.where.file,
+                  a.where.line);
+    fail("data-race", buf, where);
 }
 
 // Under the LKMM a plain access is an event of the graph like a marked one (its reads have
@@ -63,16 +38,16 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
     }
     tick(where);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) {
-        loc_rt l;
-        l.width = std::uint8_t(width);
-        l.name = next_loc_name_++;
+    loc_rt* found = locs_.find(a);
+    if (!found) {
+        found = &locs_.add(a);
+        found->width = std::uint8_t(width);
+        found->name = next_loc_name_++;
         for (std::size_t k = 0; k < allocs_.size(); ++k)
-            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
-        it = locs_.emplace(a, l).first;
+            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size)
+                found->alloc = int(k);
     }
-    loc_rt& l = it->second;
+    loc_rt& l = *found;
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
     l.plain_val = v & width_mask(width);
     if (tracing_) trace_text("init " + loc_name(a) + " := " + value_text(a, l.plain_val), where);
@@ -103,17 +78,6 @@ void explorer::plain_store(void* p, value_t v, src_loc where) {
         trace_text("plain write " + loc_name(reinterpret_cast<std::uintptr_t>(p)) +
                        " := " + value_text(reinterpret_cast<std::uintptr_t>(p), l.plain_val),
                    where);
-}
-
-value_t explorer::peek(const void* p) {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = locs_.find(a);
-    if (it == locs_.end()) return 0;
-    if (!it->second.atomic) return it->second.plain_val;
-    const auto& list = g().co.at(a);
-    for (std::size_t k = list.size(); k-- > 0;)
-        if (is_done(list[k])) return ev(list[k]).val;
-    return 0;
 }
 
 void explorer::note(const std::string& text, src_loc where) {

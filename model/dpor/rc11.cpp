@@ -16,11 +16,40 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
                         const std::vector<std::uint32_t>* keep) {
     const auto& list = x.g.co.at(loc);
     auto in = [&](eid e) { return !keep || e.i < (*keep)[e.t]; };
+    const loc_rt& l = x.locs.at(loc);
+    if (!l.foreign_rf) {
+        // From the newest write down: the first one in the prefix, then, above it, the first
+        // one a read in the prefix reads (each write knows its readers: ev_rt).
+        std::size_t lo = list.size();
+        while (lo-- > 0)
+            if (in(list[lo]) && pre.covers(list[lo])) break;
+        if (lo == std::size_t(-1)) lo = 0;
+        for (std::size_t k = list.size(); k-- > lo + 1;)
+            for (eid q = x.view(list[k]).first_reader; q.valid(); q = x.view(q).next_reader)
+                if (in(q) && pre.covers(q) && x.g.at(q).loc == loc) return k;
+        return lo;
+    }
     std::size_t lo = 0;
     for (std::size_t k = 0; k < list.size(); ++k)
         if (in(list[k]) && pre.covers(list[k])) lo = std::max(lo, k);
-    for (eid q : x.locs.at(loc).readers)
-        if (in(q) && pre.covers(q)) lo = std::max(lo, x.g.co_index(x.g.at(q).rf));
+    // A write's place is looked for in `list` itself (graph::co_index would look its location
+    // up again), once per run of readers of the same write.
+    eid last;
+    std::size_t last_k = 0;
+    for (eid q : l.readers) {
+        if (!in(q) || !pre.covers(q)) continue;
+        const eid w = x.g.at(q).rf;
+        if (w != last) {
+            last = w;
+            if (x.g.at(w).loc != loc) {
+                last_k = x.g.co_index(w);
+            } else {
+                last_k = 0;
+                while (last_k < list.size() && list[last_k] != w) ++last_k;
+            }
+        }
+        lo = std::max(lo, last_k);
+    }
     return lo;
 }
 
@@ -31,6 +60,20 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
 // cannot form a cycle (a cycle needs an edge back against program order), so the usual case of
 // the kernel rows (fully ordered cmpxchg in the harness only) costs nothing.
 bool psc_acyclic(const execution& x) {
+    // First whether seq_cst events ran in two threads at all (most runs of the kernel rows: no),
+    // before any node is built.
+    unsigned sc_threads = 0;
+    for (unsigned t = 0; t < x.nthreads; ++t)
+        for (std::uint32_t i = 0; i < x.g.th[t].size(); ++i) {
+            const eid id{std::uint16_t(t), i};
+            if (!x.done(id)) break;
+            const event& e = x.g.at(id);
+            if (e.kind != ek::choice && e.kind != ek::block && (e.is_sc() || e.fenced())) {
+                ++sc_threads;
+                break;
+            }
+        }
+    if (sc_threads < 2) return true;
     // The nodes: every event run so far (but choices and blocks), and the two seq_cst fences of
     // each successful fully ordered cas (kernel try_cmpxchg: fence; cas; fence), which exist only
     // when it succeeds and are not graph events. A node has a thread, a place in program order
@@ -45,9 +88,7 @@ bool psc_acyclic(const execution& x) {
         bool fence, sc;
     };
     std::vector<node> nodes;
-    unsigned sc_threads = 0;
     for (unsigned t = 0; t < x.nthreads; ++t) {
-        bool any = false;
         for (std::uint32_t i = 0; i < x.g.th[t].size(); ++i) {
             const eid id{std::uint16_t(t), i};
             if (!x.done(id)) break;
@@ -65,11 +106,8 @@ bool psc_acyclic(const execution& x) {
                 v.join(x.acquired_before(id));
                 nodes.push_back(node{id, 2 * int(i) + 1, 2 * std::int64_t(i) + 3, v, true, true});
             }
-            any = any || e.is_sc() || e.fenced();
         }
-        sc_threads += any;
     }
-    if (sc_threads < 2) return true;
     const std::size_t n = nodes.size();
     auto is_access = [&](std::size_t k) {
         return !nodes[k].fence && x.g.at(nodes[k].e).is_access();

@@ -7,9 +7,70 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace kverify::dpor::detail {
+
+// The words of sets and relations. A check of the LKMM's axioms makes and drops a hundred of them
+// per graph, all of a few sizes, and malloc with free was a sixth of a dpor-lkmm search: freed
+// buffers are kept per thread, by size, for the next one.
+class word_pool {
+public:
+    static void* take(std::size_t words) {
+        word_pool& p = here();
+        if (words < limit && !p.free_[words].empty()) {
+            void* b = p.free_[words].back();
+            p.free_[words].pop_back();
+            return b;
+        }
+        return ::operator new(words * sizeof(std::uint64_t));
+    }
+    static void give(void* b, std::size_t words) noexcept {
+        word_pool& p = here();
+        if (words < limit && p.free_[words].size() < per_size) {
+            try {
+                p.free_[words].push_back(b);
+                return;
+            } catch (...) {
+            }
+        }
+        ::operator delete(b);
+    }
+    ~word_pool() {
+        for (auto& list : free_)
+            for (void* b : list) ::operator delete(b);
+    }
+
+private:
+    static constexpr std::size_t limit = 2048, per_size = 64;
+    word_pool() : free_(limit) {}
+    static word_pool& here() {
+        static thread_local word_pool p;
+        return p;
+    }
+    std::vector<std::vector<void*>> free_;
+};
+
+template <class T>
+struct word_alloc {
+    static_assert(sizeof(T) == sizeof(std::uint64_t), "words");
+    using value_type = T;
+    word_alloc() noexcept = default;
+    template <class U>
+    word_alloc(const word_alloc<U>&) noexcept {}
+    T* allocate(std::size_t n) { return static_cast<T*>(word_pool::take(n)); }
+    void deallocate(T* p, std::size_t n) noexcept { word_pool::give(p, n); }
+    template <class U>
+    bool operator==(const word_alloc<U>&) const noexcept {
+        return true;
+    }
+    template <class U>
+    bool operator!=(const word_alloc<U>&) const noexcept {
+        return false;
+    }
+};
+using words = std::vector<std::uint64_t, word_alloc<std::uint64_t>>;
 
 // A set of events.
 class evset {
@@ -49,12 +110,12 @@ public:
             for (std::uint64_t bits = w_[kw]; bits; bits &= bits - 1)
                 f(kw * 64 + std::size_t(__builtin_ctzll(bits)));
     }
-    const std::vector<std::uint64_t>& words() const { return w_; }
-    std::vector<std::uint64_t>& words() { return w_; }
+    const detail::words& words() const { return w_; }
+    detail::words& words() { return w_; }
 
 private:
     std::size_t n_;
-    std::vector<std::uint64_t> w_;
+    detail::words w_;
 };
 
 class relation {
@@ -233,7 +294,7 @@ public:
 
 private:
     std::size_t n_, wpr_;
-    std::vector<std::uint64_t> m_;
+    detail::words m_;
 };
 
 inline bool relation::acyclic() const {

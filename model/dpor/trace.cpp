@@ -24,9 +24,9 @@ std::string explorer::ctx_label(unsigned t) const {
 // the run: memory is named (rt::name_memory) after it is constructed, and a name must also
 // reach the events before that.
 std::string explorer::loc_name(std::uintptr_t a) const {
-    auto it = locs_.find(a);
-    if (it == locs_.end()) return "?";
-    if (!tracing_) return "loc" + std::to_string(it->second.name);
+    const loc_rt* l = locs_.find(a);
+    if (!l) return "?";
+    if (!tracing_) return "loc" + std::to_string(l->name);
     char buf[32];
     std::snprintf(buf, sizeof buf, "\x01L%llx\x02", static_cast<unsigned long long>(a));
     return buf;
@@ -88,8 +88,8 @@ std::string explorer::resolve_names(const std::string& text) const {
     };
     const auto loc_text = [&](std::uintptr_t a) -> std::string {
         if (const named_range* n = in_range(a, false)) return range_name(*n, a);
-        auto it = locs_.find(a);
-        return it == locs_.end() ? "?" : "loc" + std::to_string(it->second.name);
+        const loc_rt* l = locs_.find(a);
+        return !l ? "?" : "loc" + std::to_string(l->name);
     };
     std::string r;
     for (std::size_t i = 0; i < text.size();) {

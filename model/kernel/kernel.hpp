@@ -63,6 +63,11 @@ inline constexpr char single_owner[] = "single-owner";
 inline constexpr char double_free[] = "double-free";
 }  // namespace kernel_class
 
+// What kernel_classes depends on, as a number (scenario.hpp keeps its answers by it).
+inline unsigned kernel_classes_key(const kernel_config& k) {
+    return unsigned(k.check_debug_preempt) | unsigned(k.warn_is_violation) << 1 |
+           unsigned(k.check_single_owner) << 2;
+}
 inline std::vector<std::string> kernel_classes(const kernel_config& k) {
     std::vector<std::string> c = {kernel_class::self_deadlock, kernel_class::invariant_access,
                                   kernel_class::double_free};

@@ -30,10 +30,12 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "model/check/registry.hpp"
@@ -114,9 +116,16 @@ template <class S>
 struct has_properties<S, std::void_t<decltype(S::properties)>> : std::true_type {};
 
 // The classes a check on this engine can report, sorted: the scenario's properties, the kernel's
-// under its configuration, the engine's own.
+// under its configuration, the engine's own. Registration asks for every configuration of every
+// variant on every engine, thousands of times at each start of the program (where building and
+// sorting them was half of a `kverify litmus` run on small tests): per scenario the answer is
+// kept by the kernel's classes and the engine.
 template <class Scenario>
 std::vector<std::string> classes_of(const kernel_config& k, const engine_runner& r) {
+    static std::map<std::pair<unsigned, const engine_runner*>, std::vector<std::string>> known;
+    const auto key = std::make_pair(kernel_classes_key(k), &r);
+    auto it = known.find(key);
+    if (it != known.end()) return it->second;
     std::vector<std::string> c = kernel_classes(k);
     if constexpr (has_properties<Scenario>::value)
         c.insert(c.end(), std::begin(Scenario::properties), std::end(Scenario::properties));
@@ -124,6 +133,7 @@ std::vector<std::string> classes_of(const kernel_config& k, const engine_runner&
     c.insert(c.end(), own.begin(), own.end());
     std::sort(c.begin(), c.end());
     c.erase(std::unique(c.begin(), c.end()), c.end());
+    known.emplace(key, c);
     return c;
 }
 
