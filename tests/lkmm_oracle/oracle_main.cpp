@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
             try {
                 const litmus::test t = litmus::parse_test(a, text.str());
                 const lkmm_oracle::oracle_result r = lkmm_oracle::run_oracle(t, opt);
-                std::cout << r.herd_text;
+                std::cout << r.herd_text << std::flush;  // (whole, if a later test dies)
                 if (stats)
                     std::cerr << a << ": " << r.candidates << " candidates, " << r.executions.size()
                               << " consistent, " << r.porf_cyclic
