@@ -272,12 +272,7 @@ void explorer::init_atomic(void* p, unsigned width, value_t v, src_loc where) {
     bool replay;
     const eid id = next_event(ek::write, a, where, replay);
     loc_rt* l = locs_.find(a);
-    if (!l) {
-        l = &locs_.add(a);
-        l->name = next_loc_name_++;
-        for (std::size_t k = 0; k < allocs_.size(); ++k)
-            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l->alloc = int(k);
-    }
+    if (!l) l = &construct_loc(a);
     l->atomic = true;
     l->width = std::uint8_t(width);
     if (!replay) {

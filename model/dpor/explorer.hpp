@@ -244,6 +244,9 @@ private:
     void check_decoded_run(bool replay_done);
     [[noreturn]] void refuse_decoded(const char* what, eid e);
     loc_rt& loc_of(const void* p, src_loc where);
+    // A location the run constructs first at `a` (init_atomic, init_plain): named in order of
+    // construction, and in the engine allocation that holds it, if one does.
+    loc_rt& construct_loc(std::uintptr_t a);
     // (inline, below: it runs at every access)
     void race_check(loc_rt& l, const hclock& vc, std::int64_t pos, bool write, bool plain,
                     src_loc where);

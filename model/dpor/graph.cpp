@@ -8,12 +8,7 @@
 
 namespace kverify::dpor::detail {
 
-std::size_t graph::co_index(eid w) const {
-    const auto& list = co.at(at(w).loc);
-    for (std::size_t k = 0; k < list.size(); ++k)
-        if (list[k] == w) return k;
-    return list.size();
-}
+std::size_t graph::co_index(eid w) const { return index_in(co.at(at(w).loc), w); }
 
 eid graph::co_next(eid w) const {
     const auto& list = co.at(at(w).loc);

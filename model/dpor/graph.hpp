@@ -5,6 +5,7 @@
 // runs the program.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -129,6 +130,11 @@ struct graph {
     }
     // Position of write w in its location's coherence order.
     std::size_t co_index(eid w) const;
+    // w's place in `list`, the coherence order of w's location already at hand (list.size() if
+    // it is not there): co_index without looking the location up.
+    static std::size_t index_in(const std::vector<eid>& list, eid w) {
+        return std::size_t(std::find(list.begin(), list.end(), w) - list.begin());
+    }
     eid co_max(std::uintptr_t loc) const { return co.at(loc).back(); }
     // The write right after w in coherence order (invalid if w is the newest).
     eid co_next(eid w) const;

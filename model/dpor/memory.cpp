@@ -29,6 +29,14 @@ void explorer::race(unsigned u, const access_rec& a, const char* what, bool writ
     fail("data-race", buf, where);
 }
 
+loc_rt& explorer::construct_loc(std::uintptr_t a) {
+    loc_rt& l = locs_.add(a);
+    l.name = next_loc_name_++;
+    for (std::size_t k = 0; k < allocs_.size(); ++k)
+        if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size) l.alloc = int(k);
+    return l;
+}
+
 // Under the LKMM a plain access is an event of the graph like a marked one (its reads have
 // reads-from choices): the LKMM's plain-coherence and its data-race flag are about them.
 void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
@@ -40,12 +48,8 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     loc_rt* found = locs_.find(a);
     if (!found) {
-        found = &locs_.add(a);
+        found = &construct_loc(a);
         found->width = std::uint8_t(width);
-        found->name = next_loc_name_++;
-        for (std::size_t k = 0; k < allocs_.size(); ++k)
-            if (a >= allocs_[k].base && a < allocs_[k].base + allocs_[k].size)
-                found->alloc = int(k);
     }
     loc_rt& l = *found;
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);

@@ -41,12 +41,7 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
         const eid w = x.g.at(q).rf;
         if (w != last) {
             last = w;
-            if (x.g.at(w).loc != loc) {
-                last_k = x.g.co_index(w);
-            } else {
-                last_k = 0;
-                while (last_k < list.size() && list[last_k] != w) ++last_k;
-            }
+            last_k = x.g.at(w).loc != loc ? x.g.co_index(w) : graph::index_in(list, w);
         }
         lo = std::max(lo, last_k);
     }

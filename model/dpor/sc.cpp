@@ -157,12 +157,7 @@ public:
         for (eid q : x.locs.at(loc).readers) {
             if (!reach.covers(q)) continue;
             const eid w = x.g.at(q).rf;
-            std::size_t k = 0;
-            if (x.g.at(w).loc != loc)
-                k = x.g.co_index(w);
-            else
-                while (k < list.size() && list[k] != w) ++k;
-            lo = std::max(lo, k);
+            lo = std::max(lo, x.g.at(w).loc != loc ? x.g.co_index(w) : graph::index_in(list, w));
         }
         return lo;
     }
