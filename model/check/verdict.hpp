@@ -125,6 +125,9 @@ struct verdict {
     std::string detail;   // the violation's message
     std::uint64_t executions = 0;
     std::uint64_t blocked = 0;  // executions the engine cut short (0 for Relacy)
+    // Of the blocked ones (dpor, SC and RC11): runs ended where a thread blocks after a read no
+    // revisit changes, whose alternatives (all blocked) the engine did not explore (model/dpor)
+    std::uint64_t stale_cut = 0;
     std::string also_sc;        // "", or "yes"/"no": the violation also occurs under SC
     search_spec search;
     double seconds = 0;

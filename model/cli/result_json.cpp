@@ -19,6 +19,7 @@ namespace kverify::cli {
 json verdict_to_json(const verdict& v) {
     json j = {{"engine", v.engine},   {"search", v.search.str()},   {"verdict", v.outcome},
               {"detail", v.detail},   {"executions", v.executions}, {"blocked", v.blocked},
+              {"stale_cut", v.stale_cut},
               {"also_sc", v.also_sc}, {"seconds", v.seconds},       {"trace", v.trace},
               {"replay", v.replay}};
     const model::search_limits& l = v.search.limits;
@@ -64,6 +65,7 @@ verdict verdict_from_json(const json& j) {
         v.detail = j.value("detail", "");
         v.executions = j.value("executions", std::uint64_t(0));
         v.blocked = j.value("blocked", std::uint64_t(0));
+        v.stale_cut = j.value("stale_cut", std::uint64_t(0));
         v.also_sc = j.value("also_sc", "");
         v.seconds = j.value("seconds", 0.0);
         v.trace = j.value("trace", "");

@@ -80,6 +80,11 @@ struct options {
     double budget_s = 0;               // wall-clock budget; 0: none
     bool all_violations = false;       // keep exploring after a violation: one report per class
     bool collect_graphs = false;       // keep the canonical text of every explored graph (tests)
+    // SC and RC11: a run whose thread blocks right after a read that took an alternative to the
+    // newest write ends there, as a blocked execution, and its alternatives (every execution
+    // below it is blocked: events.cpp, explorer::stale_await) are dropped; complete executions
+    // and violations found are the same either way.
+    bool cut_stale_awaits = true;
     bool trace = true;                 // re-run each reported violation with a trace
     // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
     std::function<std::string(unsigned thread)> context;
@@ -131,6 +136,9 @@ struct result {
     std::uint64_t executions = 0;    // complete consistent executions
     std::uint64_t blocked = 0;       // executions cut short by a failed assume (spin, lock, wait)
     std::uint64_t replays = 0;       // program runs (one per explored alternative)
+    std::uint64_t stale_cut = 0;     // of the blocked ones: runs ended where a thread blocks
+                                     // after a read no revisit changes (events.cpp), whose
+                                     // alternatives, all blocked, were not explored
     std::uint64_t unproducible = 0;  // LKMM: load-buffering graphs no run of the program produces
     std::uint64_t flagged_data_race = 0;  // LKMM: complete executions raising data-race
     std::uint64_t flagged_mixed = 0;      // LKMM: complete executions raising mixed-accesses

@@ -593,6 +593,18 @@ unsigned explorer::choose(unsigned n, src_loc where) {
 void explorer::block(const char* reason, src_loc where) {
     bool replay;
     const eid id = next_event(ek::block, 0, where, replay);
+    if (!replay && stale_await(id)) {
+        // Every execution below this run blocks here (see stale_await): the run ends now, as a
+        // blocked execution, and the alternatives it left are dropped (none gives a complete one).
+        std::vector<item>& work = stack_[ci_].work;
+        const std::uint64_t s = ev(eid{id.t, id.i - 1}).stamp;
+        work.erase(std::remove_if(work.begin(), work.end(),
+                                  [s](const item& it) { return it.stamp > s; }),
+                   work.end());
+        stale_cut_ = true;
+        th_[cur_].state = ts::blocked;
+        leave_fiber();
+    }
     if (!replay) {
         event e;
         e.kind = ek::block;
@@ -607,6 +619,25 @@ void explorer::block(const char* reason, src_loc where) {
     exec_other(id);
     x.state = ts::blocked;
     leave_fiber();
+}
+
+// The thread blocks right after a read that took an alternative to the newest write (a forward
+// alternative, or a backward revisit by a write that is not the newest). Under SC and RC11 such a
+// read is never revisited or deleted again below this run: a backward revisit takes it, or
+// deletes it, only if it was added reading the newest write (maximal_extension). So every
+// execution below this run has the thread blocked at this very place, reading that older write:
+// none is complete, and whatever the other threads do in them they also do in the execution
+// where this read reads the newest write instead, which the search explores elsewhere (the read
+// is the last event of its thread and reads nothing that anything follows: reading the newest
+// write instead keeps the graph consistent, and if that value lets the thread go on, what it
+// then adds reading the newest writes and going last in coherence keeps it consistent too).
+// Violations, deadlocks and the counts of complete executions are therefore unchanged; only
+// blocked executions go (the run itself counts as one). Not under the LKMM: there a revisit may delete a read whatever write
+// it read (lb.cpp), so the argument does not hold.
+bool explorer::stale_await(eid block_id) const {
+    if (!opt_.cut_stale_awaits || opt_.model == memory_model::lkmm || block_id.i == 0) return false;
+    const event& prev = ev(eid{block_id.t, block_id.i - 1});
+    return prev.is_read() && !prev.added_max;
 }
 
 void explorer::spin_iteration(src_loc where) {

@@ -453,6 +453,7 @@ void explorer::reset_execution() {
     replaying_ = replay_left_ > 0;
     violated_ = false;
     discard_ = false;
+    stale_cut_ = false;
     events_ = 0;
     next_loc_name_ = 0;
     trace_.clear();
@@ -494,9 +495,14 @@ void explorer::finish_execution() {
         report(viol_cls_, viol_msg_, viol_where_);
         return;
     }
-    bool all_done = true;
-    for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
-    if (all_done) {
+    bool all_done = !stale_cut_;
+    for (unsigned t = 0; t < nthreads_ && all_done; ++t) all_done &= th_[t].state == ts::finished;
+    if (stale_cut_) {
+        // Blocked where it stopped: the other threads did not run to their end, and it is no
+        // deadlock (the wait reads an older write, which stays so in every execution below).
+        ++res_.blocked;
+        ++res_.stale_cut;
+    } else if (all_done) {
         for (const alloc_rec& a : allocs_)
             if (!a.freed) {
                 char buf[160];

@@ -153,6 +153,7 @@ public:
     }
     unsigned choose(unsigned n, src_loc where);
     [[noreturn]] void block(const char* reason, src_loc where);
+    bool stale_await(eid block_id) const;
     void spin_iteration(src_loc where);
     [[noreturn]] void fail(const char* cls, const std::string& msg, src_loc where);
     void note(const std::string& text, src_loc where);
@@ -318,6 +319,7 @@ private:
     bool replaying_ = false;
     bool decoded_ = false;  // the graph came from a replay string, not from the search
     bool violated_ = false;
+    bool stale_cut_ = false;   // the run ended at a stale wait (events.cpp, stale_await)
     bool discard_ = false;     // the graph turned out inconsistent, or the run was cut
     bool check_fill_ = false;  // LKMM: a hole was just filled
     std::uint32_t events_ = 0;

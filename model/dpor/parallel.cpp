@@ -138,6 +138,7 @@ result explore_parallel(const program& prog, const options& opt) {
         chunks.insert(chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
         out.replays += r.replays;
         out.unproducible += r.unproducible;
+        out.stale_cut += r.stale_cut;
         out.flagged_data_race += r.flagged_data_race;
         out.flagged_mixed += r.flagged_mixed;
         if (!r.complete && out.complete) {

@@ -155,6 +155,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
     v.seconds = r.seconds;
     v.executions = r.executions;
     v.blocked = r.blocked;
+    v.stale_cut = r.stale_cut;
     if (spec.split_parts > 0) {
         v.split.depth = r.split_depth;
         v.split.roots = r.split_roots;

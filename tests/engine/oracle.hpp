@@ -61,6 +61,10 @@ public:
     }
 
     std::set<std::string> complete, blocked;
+    // The blocked graphs in which no thread blocked right after a read of a write that is not
+    // the newest of its location: those the engine explores even when it cuts stale awaits
+    // (options::cut_stale_awaits), which may leave out any of the others.
+    std::set<std::string> blocked_kept;
     std::map<std::string, outcome> outcome_of;
 
     // ---- the axioms ----
@@ -290,6 +294,18 @@ private:
         }
     };
 
+    static bool no_stale_await(const state& s) {
+        for (unsigned t = 0; t < s.blocked.size(); ++t) {
+            if (!s.blocked[t]) continue;
+            const std::vector<ev>& th = s.th[t + 1];
+            if (th.size() < 2 || th.back().kind != 'B') continue;
+            const ev& prev = th[th.size() - 2];
+            if (prev.kind != 'R' && prev.kind != 'U') continue;
+            if (s.co[prev.loc].back() != std::make_pair(prev.rf_t, prev.rf_i)) return false;
+        }
+        return true;
+    }
+
     void skip_guarded(state& s, unsigned t) {
         const auto& code = p_.threads[t];
         while (s.pc[t] < code.size()) {
@@ -327,6 +343,7 @@ private:
         const std::string c = canonical(s);
         if (any_blocked) {
             blocked.insert(c);
+            if (no_stale_await(s)) blocked_kept.insert(c);
         } else {
             complete.insert(c);
             outcome_of[c] = s.regs;
