@@ -54,6 +54,26 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
 // computed from its definition over the events run so far. SC events confined to one thread
 // cannot form a cycle (a cycle needs an edge back against program order), so the usual case of
 // the kernel rows (fully ordered cmpxchg in the harness only) costs nothing.
+// A node of psc: an event run so far, or a seq_cst fence of a fully ordered cas (below).
+struct psc_node {
+    eid e;    // the event, or the event the virtual fence is attached to
+    int pos;  // program order within the thread
+    std::int64_t cover;
+    hclock vc;  // what happens before it (itself included for events)
+    bool fence, sc;
+};
+
+// The check's lists, kept from call to call (it runs after every run of the kernel rows with
+// seq_cst events in two tasks: allocating them each time was a tenth of such a search).
+struct psc_scratch {
+    std::vector<psc_node> nodes;
+    std::vector<std::size_t> rank, sck;
+    std::vector<long> first_other, last_other;
+    std::vector<std::vector<std::size_t>> from, to;
+    std::vector<char> edge;
+    std::vector<int> colour;
+};
+
 bool psc_acyclic(const execution& x) {
     // First whether seq_cst events ran in two threads at all (most runs of the kernel rows: no),
     // before any node is built.
@@ -75,14 +95,10 @@ bool psc_acyclic(const execution& x) {
     // (pos: 2i for event i, 2i - 1 for a fence right before it, 2i + 1 for one right after it),
     // the happens-before position others must cover to have it before them (cover), and its own
     // happens-before clock.
-    struct node {
-        eid e;    // the event, or the event the virtual fence is attached to
-        int pos;  // program order within the thread
-        std::int64_t cover;
-        hclock vc;  // what happens before it (itself included for events)
-        bool fence, sc;
-    };
-    std::vector<node> nodes;
+    using node = psc_node;
+    thread_local psc_scratch scratch;
+    std::vector<node>& nodes = scratch.nodes;
+    nodes.clear();
     for (unsigned t = 0; t < x.nthreads; ++t) {
         for (std::uint32_t i = 0; i < x.g.th[t].size(); ++i) {
             const eid id{std::uint16_t(t), i};
@@ -110,7 +126,8 @@ bool psc_acyclic(const execution& x) {
     auto is_fence = [&](std::size_t k) { return nodes[k].fence; };
     // rank: a write at co position p is 2p, a read of it 2p + 1; for accesses to one location,
     // eco(x, y) <=> rank(x) < rank(y).
-    std::vector<std::size_t> rank(n, 0);
+    std::vector<std::size_t>& rank = scratch.rank;
+    rank.assign(n, 0);
     for (std::size_t k = 0; k < n; ++k) {
         if (!is_access(k)) continue;
         const event& e = x.g.at(nodes[k].e);
@@ -125,17 +142,25 @@ bool psc_acyclic(const execution& x) {
     auto pok = [&](std::size_t a, std::size_t b) {
         return nodes[a].e.t == nodes[b].e.t && nodes[a].pos < nodes[b].pos;
     };
-    // first po-successor at another location, last po-predecessor at another location
-    std::vector<long> first_other(n, -1), last_other(n, -1);
-    for (std::size_t a = 0; a < n; ++a)
-        for (std::size_t c = 0; c < n; ++c) {
-            if (pok(a, c) && !same_loc(a, c) &&
-                (first_other[a] < 0 || pok(c, std::size_t(first_other[a]))))
+    // first po-successor at another location, last po-predecessor at another location: the
+    // nodes of a thread are consecutive, in program order, so the nearest one is found by
+    // walking from the node (a few steps: the next node at another location is usually next).
+    std::vector<long>& first_other = scratch.first_other;
+    std::vector<long>& last_other = scratch.last_other;
+    first_other.assign(n, -1);
+    last_other.assign(n, -1);
+    for (std::size_t a = 0; a < n; ++a) {
+        for (std::size_t c = a + 1; c < n && nodes[c].e.t == nodes[a].e.t; ++c)
+            if (!same_loc(a, c)) {
                 first_other[a] = long(c);
-            if (pok(c, a) && !same_loc(c, a) &&
-                (last_other[a] < 0 || pok(std::size_t(last_other[a]), c)))
+                break;
+            }
+        for (std::size_t c = a; c-- > 0 && nodes[c].e.t == nodes[a].e.t;)
+            if (!same_loc(c, a)) {
                 last_other[a] = long(c);
-        }
+                break;
+            }
+    }
     auto scb = [&](std::size_t a, std::size_t b) {
         if (a == b) return false;
         if (pok(a, b)) return true;
@@ -147,11 +172,33 @@ bool psc_acyclic(const execution& x) {
         const long c = first_other[a], d = last_other[b];
         return c >= 0 && d >= 0 && (c == d || hbk(std::size_t(c), std::size_t(d)));
     };
-    std::vector<std::size_t> sck;
+    std::vector<std::size_t>& sck = scratch.sck;
+    sck.clear();
     for (std::size_t k = 0; k < n; ++k)
         if (nodes[k].sc) sck.push_back(k);
     const std::size_t m = sck.size();
-    std::vector<std::vector<char>> edge(m, std::vector<char>(m, 0));
+    // psc_base's ends: a node itself, and for a fence the nodes happens-before after it (from)
+    // or before it (to).
+    std::vector<std::vector<std::size_t>>& from = scratch.from;
+    std::vector<std::vector<std::size_t>>& to = scratch.to;
+    if (from.size() < m) {
+        from.resize(m);
+        to.resize(m);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+        const std::size_t a = sck[i];
+        from[i].clear();
+        to[i].clear();
+        from[i].push_back(a);
+        to[i].push_back(a);
+        if (!is_fence(a)) continue;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (hbk(a, k)) from[i].push_back(k);
+            if (hbk(k, a)) to[i].push_back(k);
+        }
+    }
+    std::vector<char>& edge = scratch.edge;
+    edge.assign(m * m, 0);
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < m; ++j) {
             if (i == j) continue;
@@ -159,10 +206,13 @@ bool psc_acyclic(const execution& x) {
             bool e = false;
             // psc_base: e1 in {a} (and hb-successors of a fence a), e2 in {b} (and hb-predecessors
             // of a fence b), scb(e1, e2).
-            for (std::size_t e1 = 0; e1 < n && !e; ++e1) {
-                if (!(e1 == a || (is_fence(a) && hbk(a, e1)))) continue;
-                for (std::size_t e2 = 0; e2 < n && !e; ++e2)
-                    if ((e2 == b || (is_fence(b) && hbk(e2, b))) && scb(e1, e2)) e = true;
+            for (std::size_t e1 : from[i]) {
+                for (std::size_t e2 : to[j])
+                    if (scb(e1, e2)) {
+                        e = true;
+                        break;
+                    }
+                if (e) break;
             }
             // psc_F: fences, hb | hb; eco; hb
             if (!e && is_fence(a) && is_fence(b)) {
@@ -173,13 +223,14 @@ bool psc_acyclic(const execution& x) {
                         if (same_loc(p, q) && rank[p] < rank[q] && hbk(q, b)) e = true;
                 }
             }
-            edge[i][j] = e;
+            edge[i * m + j] = e;
         }
-    std::vector<int> colour(m, 0);
+    std::vector<int>& colour = scratch.colour;
+    colour.assign(m, 0);
     std::function<bool(std::size_t)> dfs = [&](std::size_t v) {
         colour[v] = 1;
         for (std::size_t u = 0; u < m; ++u) {
-            if (!edge[v][u]) continue;
+            if (!edge[v * m + u]) continue;
             if (colour[u] == 1) return false;
             if (colour[u] == 0 && !dfs(u)) return false;
         }
