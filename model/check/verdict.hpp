@@ -128,7 +128,7 @@ struct verdict {
     // Of the blocked ones (dpor, SC and RC11): runs ended where a thread blocks after a read no
     // revisit changes, whose alternatives (all blocked) the engine did not explore (model/dpor)
     std::uint64_t stale_cut = 0;
-    std::string also_sc;        // "", or "yes"/"no": the violation also occurs under SC
+    std::string also_sc;  // "", or "yes"/"no": the violation also occurs under SC
     search_spec search;
     double seconds = 0;
     std::string trace;   // counterexample, in kernel terms (empty on pass)

@@ -17,11 +17,10 @@
 namespace kverify::cli {
 
 json verdict_to_json(const verdict& v) {
-    json j = {{"engine", v.engine},   {"search", v.search.str()},   {"verdict", v.outcome},
-              {"detail", v.detail},   {"executions", v.executions}, {"blocked", v.blocked},
-              {"stale_cut", v.stale_cut},
-              {"also_sc", v.also_sc}, {"seconds", v.seconds},       {"trace", v.trace},
-              {"replay", v.replay}};
+    json j = {{"engine", v.engine},       {"search", v.search.str()},   {"verdict", v.outcome},
+              {"detail", v.detail},       {"executions", v.executions}, {"blocked", v.blocked},
+              {"stale_cut", v.stale_cut}, {"also_sc", v.also_sc},       {"seconds", v.seconds},
+              {"trace", v.trace},         {"replay", v.replay}};
     const model::search_limits& l = v.search.limits;
     if (l.any()) {
         json lj = json::object();

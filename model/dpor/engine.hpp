@@ -85,7 +85,7 @@ struct options {
     // below it is blocked: events.cpp, explorer::stale_await) are dropped; complete executions
     // and violations found are the same either way.
     bool cut_stale_awaits = true;
-    bool trace = true;                 // re-run each reported violation with a trace
+    bool trace = true;  // re-run each reported violation with a trace
     // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
     std::function<std::string(unsigned thread)> context;
     // Called after every event the program runs, on its thread (invariant checks). Optional.

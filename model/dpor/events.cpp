@@ -598,9 +598,9 @@ void explorer::block(const char* reason, src_loc where) {
         // blocked execution, and the alternatives it left are dropped (none gives a complete one).
         std::vector<item>& work = stack_[ci_].work;
         const std::uint64_t s = ev(eid{id.t, id.i - 1}).stamp;
-        work.erase(std::remove_if(work.begin(), work.end(),
-                                  [s](const item& it) { return it.stamp > s; }),
-                   work.end());
+        work.erase(
+            std::remove_if(work.begin(), work.end(), [s](const item& it) { return it.stamp > s; }),
+            work.end());
         stale_cut_ = true;
         th_[cur_].state = ts::blocked;
         leave_fiber();
@@ -632,8 +632,8 @@ void explorer::block(const char* reason, src_loc where) {
 // write instead keeps the graph consistent, and if that value lets the thread go on, what it
 // then adds reading the newest writes and going last in coherence keeps it consistent too).
 // Violations, deadlocks and the counts of complete executions are therefore unchanged; only
-// blocked executions go (the run itself counts as one). Not under the LKMM: there a revisit may delete a read whatever write
-// it read (lb.cpp), so the argument does not hold.
+// blocked executions go (the run itself counts as one). Not under the LKMM: there a revisit may
+// delete a read whatever write it read (lb.cpp), so the argument does not hold.
 bool explorer::stale_await(eid block_id) const {
     if (!opt_.cut_stale_awaits || opt_.model == memory_model::lkmm || block_id.i == 0) return false;
     const event& prev = ev(eid{block_id.t, block_id.i - 1});

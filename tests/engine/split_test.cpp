@@ -81,7 +81,8 @@ TEST(EngineSplit, PartsExploreTheWholeSearchOnceBetweenThem) {
                 multiset whole_all = count_of(whole.res.graphs);
                 add(whole_all, whole.res.blocked_graphs);
                 // (the graphs: a run cut at a stale wait counts as blocked and leaves none)
-                const std::uint64_t last = whole.res.graphs.size() + whole.res.blocked_graphs.size();
+                const std::uint64_t last =
+                    whole.res.graphs.size() + whole.res.blocked_graphs.size();
                 std::uint64_t kept = 0;
                 for (const auto& kv : all_but_last) kept += kv.second;
                 if (kept < last) {
