@@ -48,12 +48,6 @@ std::size_t hb_frontier(const execution& x, std::uintptr_t loc, const hclock& pr
     return lo;
 }
 
-// RC11's SC axiom on the run so far: psc (Lahav et al. 2017) is acyclic over the seq_cst events,
-//   psc = ([Esc] | [Fsc]; hb?); scb; ([Esc] | hb?; [Fsc])  |  [Fsc]; (hb | hb; eco; hb); [Fsc]
-//   scb = po | po|!=loc; hb; po|!=loc | hb|loc | co | fr
-// computed from its definition over the events run so far. SC events confined to one thread
-// cannot form a cycle (a cycle needs an edge back against program order), so the usual case of
-// the kernel rows (fully ordered cmpxchg in the harness only) costs nothing.
 // A node of psc: an event run so far, or a seq_cst fence of a fully ordered cas (below).
 struct psc_node {
     eid e;    // the event, or the event the virtual fence is attached to
@@ -74,6 +68,14 @@ struct psc_scratch {
     std::vector<int> colour;
 };
 
+// RC11's SC axiom on the run so far: psc (Lahav et al. 2017) is acyclic over the seq_cst events,
+//   psc = ([Esc] | [Fsc]; hb?); scb; ([Esc] | hb?; [Fsc])  |  [Fsc]; (hb | hb; eco; hb); [Fsc]
+//   scb = po | po|!=loc; hb; po|!=loc | hb|loc | co | fr
+// computed from its definition over the events run so far. SC events confined to one thread
+// cannot form a cycle (a cycle needs an edge back against program order), so the usual case of
+// the kernel rows (fully ordered cmpxchg in the harness only) costs nothing; rows whose tasks
+// read the seq_cst CPU masks (migration, hotplug) pay it after every run, hence the lists kept
+// and no scan quadratic in the nodes.
 bool psc_acyclic(const execution& x) {
     // First whether seq_cst events ran in two threads at all (most runs of the kernel rows: no),
     // before any node is built.
