@@ -46,8 +46,8 @@ TEST_F(threads, every_thread_count_gives_the_one_thread_row) {
         ASSERT_EQ(rows.size(), one.size());
         for (const json& row : rows) {
             const json& x = one[key_of(row)];
-            for (const char* field : {"verdict", "executions", "blocked", "status", "replay",
-                                      "detail", "also_sc", "trace"})
+            for (const char* field : {"verdict", "executions", "blocked", "stale_cut", "status",
+                                      "replay", "detail", "also_sc", "trace"})
                 EXPECT_EQ(row.at(field), x.at(field)) << key_of(row) << ": " << field;
         }
     }
