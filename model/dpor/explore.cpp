@@ -495,8 +495,8 @@ void explorer::finish_execution() {
         report(viol_cls_, viol_msg_, viol_where_);
         return;
     }
-    bool all_done = !stale_cut_;
-    for (unsigned t = 0; t < nthreads_ && all_done; ++t) all_done &= th_[t].state == ts::finished;
+    bool all_done = true;
+    for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
     if (stale_cut_) {
         // Blocked where it stopped: the other threads did not run to their end, and it is no
         // deadlock (the wait reads an older write, which stays so in every execution below).

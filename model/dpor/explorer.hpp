@@ -320,7 +320,8 @@ private:
     bool decoded_ = false;  // the graph came from a replay string, not from the search
     bool violated_ = false;
     bool stale_cut_ = false;   // the run ended at a stale wait (events.cpp, stale_await)
-    bool discard_ = false;     // the graph turned out inconsistent, or the run was cut
+    bool discard_ = false;     // the graph turned out inconsistent, or a budget or a replay
+                               // fault cut the run (not counted)
     bool check_fill_ = false;  // LKMM: a hole was just filled
     std::uint32_t events_ = 0;
     std::size_t replay_left_ = 0;  // graph events not yet run in this run
