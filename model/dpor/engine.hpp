@@ -88,8 +88,12 @@ struct options {
     bool trace = true;  // re-run each reported violation with a trace
     // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
     std::function<std::string(unsigned thread)> context;
-    // Called after every event the program runs, on its thread (invariant checks). Optional.
-    std::function<void()> after_event;
+    // Called after the events the program runs, on its thread (invariant checks): after the
+    // first of each run and after every later one that may have changed what rt::peek returns
+    // (a write ran, or a plain store came before it), so a check that is a function of what it
+    // peeks sees every state it would see after every event. It returns whether it looked:
+    // false (nothing to check yet) asks it again after the next event. Optional.
+    std::function<bool()> after_event;
     // Stop at the first violation of this class; others are not reported (the SC re-check of
     // a violation found under RC11). Empty: see all_violations.
     std::string stop_class;

@@ -178,7 +178,7 @@ void explorer::exec_read(eid r) {
         x.acq_pending.join(w.msg);
     d.porf = x.porf;
     d.porf.join(w.porf);
-    d.porf.c[r.t] = r.i + 1;
+    d.porf.set(r.t, r.i + 1);
     d.done = true;
     x.hb = d.hb;
     x.porf = d.porf;
@@ -199,7 +199,7 @@ void explorer::exec_write(eid w) {
     d.hb = x.hb;
     d.hb.stamp(w);
     d.porf = x.porf;
-    d.porf.c[w.t] = w.i + 1;
+    d.porf.set(w.t, w.i + 1);
     if (e.init) {
         d.msg = hclock{};
     } else {
@@ -241,6 +241,7 @@ void explorer::exec_write(eid w) {
             }
     }
     l.newest_val = ev(l.newest).val;
+    ++peek_epoch_;
     race_check(l, d.hb, 2 * std::int64_t(w.i) + 2, true, e.init, e.where);
     if (tracing_) trace_event(w);
     replayed_one();
@@ -258,7 +259,7 @@ void explorer::exec_other(eid id) {
     }
     if (e.kind == ek::choice) x.seg_cur.emplace_back(0, e.val);  // a branch taken differently
     d.porf = x.porf;
-    d.porf.c[id.t] = id.i + 1;
+    d.porf.set(id.t, id.i + 1);
     d.done = true;
     x.hb = d.hb;
     x.porf = d.porf;

@@ -28,6 +28,12 @@ struct vclock {
         for (unsigned k = 0; k < max_threads; ++k) c[k] = std::max(c[k], oc[k]);
     }
     bool covers(eid e) const { return c[e.t] > e.i; }
+    // c[t] = v, written as a select over every component: one store of each vector half, so
+    // that the copies and joins that follow read what they wrote whole (a single 4-byte store
+    // under a 16-byte load stalls the load until the store retires).
+    void set(unsigned t, std::uint32_t v) {
+        for (unsigned k = 0; k < max_threads; ++k) c[k] = k == t ? v : c[k];
+    }
 };
 
 // A happens-before clock at twice the resolution, so that it can also cover the plain accesses
@@ -39,7 +45,7 @@ struct hclock : vclock {
     // Position `pos` of thread t: 2i + 2 for its graph event i, 2k + 1 for a plain access made
     // after k graph events.
     bool covers_pos(unsigned t, std::int64_t pos) const { return std::int64_t(c[t]) >= pos; }
-    void stamp(eid e) { c[e.t] = 2 * e.i + 2; }
+    void stamp(eid e) { set(e.t, 2 * e.i + 2); }
 };
 
 // Per-event data of one execution, recomputed by every run of the program.

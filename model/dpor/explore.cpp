@@ -454,6 +454,7 @@ void explorer::reset_execution() {
     violated_ = false;
     discard_ = false;
     stale_cut_ = false;
+    peeked_at_ = peek_epoch_ - 1;  // the run's first event asks
     events_ = 0;
     next_loc_name_ = 0;
     trace_.clear();

@@ -231,7 +231,10 @@ private:
             }
         }
         if (replaying_ && --replay_left_ == 0) end_of_replay();
-        if (opt_.after_event) opt_.after_event();
+        // The invariant is a function of what peek() returns (engine.hpp, after_event): asked
+        // again only when a value peek() sees may have changed since it last was.
+        if (opt_.after_event && peeked_at_ != peek_epoch_ && opt_.after_event())
+            peeked_at_ = peek_epoch_;
     }
     void revisits_of_new(eid w);
     eid add_event(unsigned t, event e);
@@ -323,6 +326,9 @@ private:
     bool discard_ = false;     // the graph turned out inconsistent, or a budget or a replay
                                // fault cut the run (not counted)
     bool check_fill_ = false;  // LKMM: a hole was just filled
+    // Counts the changes to what peek() returns (a write ran, a plain store); peeked_at_: the
+    // count when after_event last looked.
+    std::uint64_t peek_epoch_ = 1, peeked_at_ = 0;
     std::uint32_t events_ = 0;
     std::size_t replay_left_ = 0;  // graph events not yet run in this run
     std::uint32_t tick_ = 0;

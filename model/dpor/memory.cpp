@@ -54,6 +54,7 @@ void explorer::init_plain(void* p, unsigned width, value_t v, src_loc where) {
     loc_rt& l = *found;
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
     l.plain_val = v & width_mask(width);
+    ++peek_epoch_;
     if (tracing_) trace_text("init " + loc_name(a) + " := " + value_text(a, l.plain_val), where);
 }
 
@@ -78,6 +79,7 @@ void explorer::plain_store(void* p, value_t v, src_loc where) {
     loc_rt& l = loc_of(p, where);
     race_check(l, th_[cur_].hb, 2 * std::int64_t(th_[cur_].next) + 1, true, true, where);
     l.plain_val = v & width_mask(l.width);
+    ++peek_epoch_;
     if (tracing_)
         trace_text("plain write " + loc_name(reinterpret_cast<std::uintptr_t>(p)) +
                        " := " + value_text(reinterpret_cast<std::uintptr_t>(p), l.plain_val),

@@ -6,7 +6,9 @@
 //   struct params { kernel_config kernel; ... }; // the configuration of one check
 //   explicit Scenario(const params&);            // runs each execution, kernel already reset
 //   void task(unsigned t);                       // the body of task t (starts on its CPU)
-//   void invariant();                            // optional: checked between steps (peek only)
+//   void invariant();                            // optional: checked between steps (peek only:
+//                                                // a function of what it peeks, asked again
+//                                                // after each step that may change that)
 //   void after();                                // optional: checked at quiescence
 //   static constexpr const char* properties[] = {"loss", ...};  // the classes its expects use
 //   static constexpr bool lkmm_ready = true;     // optional: the check may run on dpor-lkmm

@@ -3,7 +3,7 @@
 // type-erased dpor::program. Per execution the engine's harness thread resets the kernel and
 // constructs the scenario; task t runs on engine thread t + 1 between task_start and
 // task_finish; the harness then runs after() and destroys the scenario. invariant() runs after
-// every event (not under the LKMM).
+// every event that may have changed what it peeks (not under the LKMM).
 #include "model/runners/dpor.hpp"
 
 #include <cstdlib>
@@ -134,9 +134,10 @@ dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_
     if (model != dpor::memory_model::lkmm && !judge_as_lkmm)
         o.after_event = [&prog] {
             void* const s = here->s;
-            if (s == nullptr) return;
+            if (s == nullptr) return false;
             const auto scope = kernel::get().checking_invariant();
             prog.invariant(s);
+            return true;
         };
     o.progress = [](std::uint64_t executions, std::uint64_t blocked) {
         progress_tick((executions + blocked) & ~std::uint64_t{255});
