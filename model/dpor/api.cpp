@@ -113,6 +113,7 @@ void handler_begin() { current->handler_begin(); }
 void handler_end() { current->handler_end(); }
 bool tracing() { return current->tracing(); }
 bool load_buffering() { return current->load_buffering(); }
+bool reads_dependencies() { return current->reads_dependencies(); }
 void init_atomic(void* loc, unsigned width, value_t v, src_loc where) {
     current->init_atomic(loc, width, v, where);
 }

@@ -209,6 +209,9 @@ bool tracing();
 // buffering), or when the search judges as under the LKMM (options::judge_as_lkmm): a program's
 // own bookkeeping must not assume a global order of its steps.
 bool load_buffering();
+// True when the search reads the dependencies the program declares (annotate_next's addr and
+// data, ctrl_begin, depend_after): under the LKMM only. Elsewhere a program need not compute them.
+bool reads_dependencies();
 
 // Atomic locations. `init_atomic` is the constructor (a non-atomic initialising write; every other
 // access must happen after it). Values are up to 64 bits; `width` (bytes) truncates RMW results.

@@ -137,6 +137,7 @@ public:
     unsigned thread() const { return cur_; }
     bool tracing() const { return tracing_; }
     bool load_buffering() const { return opt_.model == memory_model::lkmm || opt_.judge_as_lkmm; }
+    bool reads_dependencies() const { return opt_.model == memory_model::lkmm; }
     void init_atomic(void* loc, unsigned width, value_t v, src_loc where);
     value_t load(const void* loc, mo order, src_loc where);
     void store(void* loc, value_t v, mo order, src_loc where);

@@ -78,6 +78,7 @@ struct engine {
     // to, and the kernel primitive of the next access.
     using dep_id = dpor::rt::dep_id;
     using lk = dpor::lk;
+    static bool dependencies() { return dpor::rt::reads_dependencies(); }
     static unsigned dep_thread() { return dpor::rt::thread(); }
     static dep_id last_event() { return dpor::rt::last_event(); }
     static void annotate(lk kind, const dep_id* addr = nullptr, std::size_t n_addr = 0,

@@ -108,6 +108,7 @@ struct engine {
         f_rmb,
         f_wmb,
     };
+    static bool dependencies() { return false; }
     static unsigned dep_thread() { return 0; }
     static dep_id last_event() { return 0; }
     static void annotate(lk, const dep_id* = nullptr, std::size_t = 0, const dep_id* = nullptr,

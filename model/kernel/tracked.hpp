@@ -29,9 +29,11 @@ public:
     static constexpr unsigned cap = 6;
 
     dep_set() = default;
-    // The read the calling thread's last access made.
+    // The read the calling thread's last access made (none where the engine reads no
+    // dependencies: every model but the LKMM).
     static dep_set last_read() {
         dep_set d;
+        if (!engine::dependencies()) return d;
         d.thread_ = static_cast<std::uint8_t>(engine::dep_thread());
         d.ids_[0] = engine::last_event();
         d.n_ = 1;
