@@ -30,6 +30,7 @@ result explorer::run() {
         while (!stack_.empty() && !stop_all_) {
             const std::size_t ci = stack_.size() - 1;
             if (stack_[ci].work.empty()) {
+                spare_.push_back(std::move(stack_.back()));
                 stack_.pop_back();
                 continue;
             }
@@ -240,7 +241,12 @@ void explorer::apply(std::size_t ci, item it) {
         case item::bwd: {
             gr.cut_to_stamp(it.stamp);
             context nc;
-            nc.g = gr;
+            if (!spare_.empty()) {
+                nc = std::move(spare_.back());
+                spare_.pop_back();
+                nc.work.clear();
+            }
+            nc.g.assign(gr);
             graph& ng = nc.g;
             ng.cut_to_prefix(it.keep);
             event& r = ng.at(it.e);

@@ -298,6 +298,8 @@ private:
     std::vector<std::unique_ptr<char[]>> stacks_, arenas_;
 
     std::vector<context> stack_;
+    // Contexts the search is done with, kept for their buffers (explorer::apply).
+    std::vector<context> spare_;
     std::size_t ci_ = 0;
     result res_;
     clock_type::time_point start_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 namespace kverify::dpor::detail {
@@ -22,6 +23,17 @@ std::uint32_t graph::prefix_len(unsigned t, std::uint32_t s) const {
     std::uint32_t n = 0;
     while (n < ev.size() && ev[n].stamp <= s) ++n;
     return n;
+}
+
+void graph::assign(const graph& o) {
+    th = o.th;  // (element by element: each thread's list keeps its buffer)
+    deps = o.deps;
+    for (auto it = co.begin(); it != co.end();)
+        it = o.co.count(it->first) ? std::next(it) : co.erase(it);
+    for (const auto& [loc, list] : o.co) co[loc] = list;
+    next_stamp = o.next_stamp;
+    spawn_at = o.spawn_at;
+    partial = o.partial;
 }
 
 void graph::cut_to_prefix(const std::vector<std::uint32_t>& keep) {

@@ -108,7 +108,7 @@ struct dep_rec {
     }
 };
 
-struct graph {
+struct graph {                           // (a member added here is copied by assign() too)
     std::vector<std::vector<event>> th;  // events per thread
     std::vector<dep_rec> deps;           // event::deps points here (only filled under the LKMM)
     std::unordered_map<std::uintptr_t, std::vector<eid>> co;  // writes per location, in co order
@@ -136,6 +136,9 @@ struct graph {
         return std::size_t(std::find(list.begin(), list.end(), w) - list.begin());
     }
     eid co_max(std::uintptr_t loc) const { return co.at(loc).back(); }
+    // *this = o, reusing this graph's buffers (its threads' and locations' lists): a backward
+    // revisit copies its graph into a context the search is done with (explorer::apply).
+    void assign(const graph& o);
     // The write right after w in coherence order (invalid if w is the newest).
     eid co_next(eid w) const;
     // Keeps the events with stamp <= s (a prefix of every thread).
