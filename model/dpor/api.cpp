@@ -81,6 +81,7 @@ explorer::explorer(const program& p, const options& o, const split_plan& split)
 
 result explore(const program& prog, const options& opt) {
     if (opt.threads == 0) throw std::invalid_argument("dpor: a search on 0 threads");
+    if (opt.help_levels == 0) throw std::invalid_argument("dpor: help_levels 0 (at least 1)");
     struct on_this_thread {  // the program's per-thread state, on the calling thread
         const options& o;
         explicit on_this_thread(const options& opt) : o(opt) {

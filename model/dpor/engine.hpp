@@ -85,6 +85,9 @@ struct options {
     // below it is blocked: events.cpp, explorer::stale_await) are dropped; complete executions
     // and violations found are the same either way.
     bool cut_stale_awaits = true;
+    // threads > 1: the depth below each chunk's root of the second cut, where the threads that
+    // are done with their own chunks help (parallel.cpp; the tests make it shallow). At least 1.
+    unsigned help_levels = 4;
     bool trace = true;  // re-run each reported violation with a trace
     // Where a thread runs, for trace lines (the kernel layer: "cpu0 task T1"). Optional.
     std::function<std::string(unsigned thread)> context;
@@ -134,6 +137,9 @@ struct violation {
     std::string replay;              // what reproduces this execution exactly (options::replay)
     std::uint64_t at_execution = 0;  // 1-based index of the execution that showed it
     std::uint64_t split_chunk = 0;   // options::split_parts: the chunk it was found in
+    // On several threads (internal to the search, parallel.cpp): the piece of the chunk it was
+    // found in (result::chunk::sub) and its place among that piece's runs (1-based).
+    std::uint64_t split_sub = 0, piece_at = 0;
 };
 
 struct result {
@@ -156,12 +162,19 @@ struct result {
     // and the time of the census that shared the tree out (included in seconds).
     unsigned threads = 1;
     std::vector<std::uint64_t> thread_share;
+    // On several threads: the runs counted by threads that helped with another's chunk
+    // (parallel.cpp).
+    std::uint64_t helped_runs = 0;
     double census_seconds = 0;
     // options::split_parts: the depth of the tree it was split at, the subtrees rooted there, and
     // this part's counts per chunk it explored (chunk 0: before the first subtree, chunk k: from
     // the k-th subtree to the next; part i of N owns the chunks k with k mod N = i - 1).
     struct chunk {
         std::uint64_t index = 0, executions = 0, blocked = 0;
+        // On several threads, the piece of the chunk (internal to the search, parallel.cpp): 0
+        // before the chunk's first subtree at the second cut, k from its k-th one. The whole
+        // search's order is by index, then by sub.
+        std::uint64_t sub = 0;
     };
     unsigned split_depth = 0;
     std::uint64_t split_roots = 0;

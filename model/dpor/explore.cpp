@@ -47,7 +47,8 @@ result explorer::run() {
     if (split_.parts) {
         res_.split_depth = split_.depth;
         res_.split_roots = split_.census ? roots_ : split_.roots;
-        if (!split_.census && !stop_all_ && internal_msg_.empty() && roots_ != split_.roots)
+        if (!split_.census && !stop_all_ && internal_msg_.empty() && roots_ != split_.roots &&
+            split_.help == UINT64_MAX)
             internal_msg_ =
                 "a part of a split search met another number of subtrees than "
                 "the census";
@@ -617,6 +618,10 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
     v.where = where;
     v.at_execution = res_.executions + res_.blocked + 1;
     v.split_chunk = roots_;
+    v.split_sub = sub_;
+    const std::vector<result::chunk>& ch = res_.split_chunks;
+    const bool here = !ch.empty() && ch.back().index == roots_ && ch.back().sub == sub_;
+    v.piece_at = (here ? ch.back().executions + ch.back().blocked : 0) + 1;
     v.replay = encode_replay(g());
     if (opt_.trace && !tracing_) {
         // Run the same graph once more with the trace on: the same events, in the same order.

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -90,12 +91,21 @@ struct split_plan {
     // A search on several threads (parallel.cpp): what they share, and which one this is.
     parallel_search* shared = nullptr;
     unsigned thread = 0;
+    // On several threads: this explorer helps the thread that owns chunk `help` (parallel.cpp);
+    // none: UINT64_MAX.
+    std::uint64_t help = UINT64_MAX;
 };
 
 // What the threads of one search share (parallel.cpp): which thread took each chunk, the lowest
 // chunk a violation ended the search in, whether a budget ran out, and the counts so far (for
 // the execution limit and the progress display).
 struct parallel_search {
+    // The subtrees at the second cut taken so far, by chunk and number (take_sub); per thread,
+    // the chunk it owns and explores now (UINT64_MAX: none), for the threads that help.
+    std::mutex sub_lock;
+    std::set<std::pair<std::uint64_t, std::uint64_t>> sub_taken;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> active;
+    bool take_sub(std::uint64_t chunk, std::uint64_t sub);
     std::unique_ptr<std::atomic<bool>[]> taken;  // per chunk: 0 .. the census's roots
     std::uint64_t chunks = 0;
     std::atomic<std::uint64_t> stop_after{UINT64_MAX};
@@ -351,6 +361,9 @@ private:
     std::uint32_t depth_ = 0;
     std::uint64_t roots_ = 0;
     bool owned_ = true;
+    // On several threads: the subtrees at the second cut met in this chunk, and the piece of the
+    // chunk the runs are counted in (parallel.cpp).
+    std::uint64_t subroots_ = 0, sub_ = 0;
     // On several threads: stopped because another thread ran out of a budget; stop_threads():
     // this one ran out of a budget, or failed, and every thread stops.
     bool cut_ = false;

@@ -10,16 +10,35 @@
 // first of the lowest chunk a violation was found in. The threads go on only in the chunks below
 // it, which are explored whole: the verdict, the counts and the counterexample do not depend on
 // the number of threads or on timing. The same holds for one part of a split search.
+//
+// Chunks differ in size, and the last ones taken can leave a thread alone for long. So a
+// second cut, options::help_levels below each chunk's root, splits every chunk in the same way: its
+// owner takes the subtrees rooted there one by one, as they come, and a thread whose own work is
+// done helps: it runs the search again up to that chunk (the runs above the cut, and those of the
+// chunk above the second cut: it needs them to reach the subtrees) and takes the subtrees that
+// nobody took yet. The piece of a chunk (result::chunk::sub): 0 before its first subtree at the
+// second cut, k from its k-th one up to the next, counted by whoever took that subtree, the
+// chunk's owner or a helper. The tree is the same on every thread (the search is deterministic,
+// and a run's alternatives, and the alternatives a stale wait drops, lie in its own subtree), so
+// every thread meets the same subtrees in the same order, every run is counted once, and the
+// whole search's order is by chunk, then by piece.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "model/dpor/explorer.hpp"
 
 namespace kverify::dpor::detail {
+
+bool parallel_search::take_sub(std::uint64_t chunk, std::uint64_t sub) {
+    const std::lock_guard<std::mutex> hold(sub_lock);
+    return sub_taken.insert({chunk, sub}).second;
+}
 
 bool parallel_search::take(std::uint64_t chunk) {
     // A chunk the census did not see: nobody takes it, and the explorer reports the mismatch.
@@ -49,12 +68,39 @@ namespace {
 // the census takes 8%.
 constexpr std::uint64_t roots_per_thread = 32;
 
-// Executions and blocked ones of the chunks below `chunk` (chunks sorted by index).
-std::uint64_t runs_before(const std::vector<result::chunk>& chunks, std::uint64_t chunk) {
+// The whole search's order of pieces: by chunk, then by piece.
+bool before(std::uint64_t i, std::uint64_t s, std::uint64_t j, std::uint64_t t) {
+    return i != j ? i < j : s < t;
+}
+
+// Executions and blocked ones of the pieces before piece `sub` of chunk `chunk`.
+std::uint64_t runs_before(const std::vector<result::chunk>& chunks, std::uint64_t chunk,
+                          std::uint64_t sub) {
     std::uint64_t n = 0;
     for (const result::chunk& c : chunks)
-        if (c.index < chunk) n += c.executions + c.blocked;
+        if (before(c.index, c.sub, chunk, sub)) n += c.executions + c.blocked;
     return n;
+}
+
+// What one more explorer of a thread found (a help), added to what its others found.
+void absorb(result& into, result&& r) {
+    into.helped_runs += r.executions + r.blocked;
+    into.executions += r.executions;
+    into.blocked += r.blocked;
+    into.stale_cut += r.stale_cut;
+    into.replays += r.replays;
+    into.unproducible += r.unproducible;
+    into.flagged_data_race += r.flagged_data_race;
+    into.flagged_mixed += r.flagged_mixed;
+    if (!r.complete && into.complete) {
+        into.complete = false;
+        into.incomplete_reason = r.incomplete_reason;
+    }
+    into.split_chunks.insert(into.split_chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
+    for (violation& v : r.violations) into.violations.push_back(std::move(v));
+    into.graphs.insert(into.graphs.end(), r.graphs.begin(), r.graphs.end());
+    into.blocked_graphs.insert(into.blocked_graphs.end(), r.blocked_graphs.begin(),
+                               r.blocked_graphs.end());
 }
 
 }  // namespace
@@ -80,6 +126,8 @@ result explore_parallel(const program& prog, const options& opt) {
     const double census_seconds = spent();
 
     parallel_search ps;
+    ps.active.reset(new std::atomic<std::uint64_t>[n]);
+    for (unsigned t = 0; t < n; ++t) ps.active[t].store(UINT64_MAX);
     ps.chunks = plan.roots + 1;
     ps.taken.reset(new std::atomic<bool>[ps.chunks]);
     for (std::uint64_t k = 0; k < ps.chunks; ++k) ps.taken[k].store(false);
@@ -101,8 +149,37 @@ result explore_parallel(const program& prog, const options& opt) {
         try {
             split_plan mine = plan;
             mine.thread = t;
-            explorer x(prog, w, mine);
-            results[t] = x.run();
+            {
+                explorer x(prog, w, mine);
+                results[t] = x.run();
+            }
+            ps.active[t].store(UINT64_MAX);
+            // Then help: each chunk another thread explores now, once (see the top).
+            std::set<std::uint64_t> helped;
+            for (;;) {
+                if (ps.stop.load(std::memory_order_relaxed) || !results[t].complete) break;
+                std::uint64_t chunk = UINT64_MAX;
+                bool busy = false;
+                for (unsigned u = 0; u < n; ++u) {
+                    const std::uint64_t a = ps.active[u].load(std::memory_order_relaxed);
+                    busy = busy || a != UINT64_MAX;
+                    if (a != UINT64_MAX && !helped.count(a) &&
+                        a <= ps.stop_after.load(std::memory_order_relaxed))
+                        chunk = std::min(chunk, a);
+                }
+                if (!busy) break;
+                if (chunk == UINT64_MAX) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    continue;
+                }
+                helped.insert(chunk);
+                split_plan h = mine;
+                h.help = chunk;
+                options wh = w;  // (a budget counts from the search's start)
+                if (opt.budget_s > 0) wh.budget_s = std::max(opt.budget_s - spent(), 1e-3);
+                explorer x(prog, wh, h);
+                absorb(results[t], x.run());
+            }
         } catch (...) {
             errors[t] = std::current_exception();
             ps.stop.store(true);
@@ -137,6 +214,7 @@ result explore_parallel(const program& prog, const options& opt) {
         out.thread_share.push_back(r.executions + r.blocked);
         chunks.insert(chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
         out.replays += r.replays;
+        out.helped_runs += r.helped_runs;
         out.unproducible += r.unproducible;
         out.stale_cut += r.stale_cut;
         out.flagged_data_race += r.flagged_data_race;
@@ -149,31 +227,33 @@ result explore_parallel(const program& prog, const options& opt) {
         out.blocked_graphs.insert(out.blocked_graphs.end(), r.blocked_graphs.begin(),
                                   r.blocked_graphs.end());
     }
-    std::sort(chunks.begin(), chunks.end(),
-              [](const result::chunk& a, const result::chunk& b) { return a.index < b.index; });
+    std::sort(chunks.begin(), chunks.end(), [](const result::chunk& a, const result::chunk& b) {
+        return before(a.index, a.sub, b.index, b.sub);
+    });
     // A chunk from the first one a budget cut on is maybe not explored whole: a violation there
     // or after it may not be the search's first of its class.
     const std::uint64_t cut = *std::min_element(ps.cut_at.begin(), ps.cut_at.end());
 
-    // Every violation, at its place in the whole search's order: the runs of the chunks before
-    // its own, and its place among the runs its thread counted in its chunk.
+    // Every violation, at its place in the whole search's order: the runs of the pieces before
+    // its own, and its place among the runs of its piece.
     struct found {
         std::uint64_t at;
         const violation* v;
     };
     std::vector<found> all;
     for (const result& r : results)
-        for (const violation& v : r.violations) {
-            const std::uint64_t own = runs_before(r.split_chunks, v.split_chunk);
-            all.push_back({runs_before(chunks, v.split_chunk) + v.at_execution - own, &v});
-        }
-    // By chunk first: the index of a violation after a chunk that another one ended is not one
-    // of the whole search (that chunk's runs after the violation were not counted).
+        for (const violation& v : r.violations)
+            all.push_back({runs_before(chunks, v.split_chunk, v.split_sub) + v.piece_at, &v});
+    // By piece first: the index of a violation after a piece that another one ended is not one
+    // of the whole search (that piece's runs after the violation were not counted).
     std::sort(all.begin(), all.end(), [](const found& a, const found& b) {
-        return a.v->split_chunk != b.v->split_chunk ? a.v->split_chunk < b.v->split_chunk
-                                                    : a.at < b.at;
+        const violation &x = *a.v, &y = *b.v;
+        if (x.split_chunk != y.split_chunk || x.split_sub != y.split_sub)
+            return before(x.split_chunk, x.split_sub, y.split_chunk, y.split_sub);
+        return a.at < b.at;
     });
-    std::uint64_t last = UINT64_MAX;  // the chunk of a violation that ended the search
+    // The piece of the violation that ended the search (none: UINT64_MAX).
+    std::uint64_t last = UINT64_MAX, last_sub = 0;
     for (const found& f : all) {
         // Past a chunk a budget cut, or past the execution limit: one thread stopped before.
         if (f.v->split_chunk >= cut || (opt.max_executions && f.at > opt.max_executions)) break;
@@ -185,15 +265,21 @@ result explore_parallel(const program& prog, const options& opt) {
         if (opt.split_parts == 0) out.violations.back().split_chunk = 0;
         if (!opt.all_violations) {  // one thread would have stopped at the first
             last = f.v->split_chunk;
+            last_sub = f.v->split_sub;
             break;
         }
     }
-    // The counts: those before the violation that ended the search, as on one thread.
+    // The counts: those before the violation that ended the search, as on one thread (its own
+    // piece up to it: its thread stopped there). A split part's chunks, their pieces together.
     for (const result::chunk& c : chunks) {
-        if (c.index > last) continue;
+        if (last != UINT64_MAX && before(last, last_sub, c.index, c.sub)) continue;
         out.executions += c.executions;
         out.blocked += c.blocked;
-        if (opt.split_parts) out.split_chunks.push_back(c);
+        if (!opt.split_parts) continue;
+        if (out.split_chunks.empty() || out.split_chunks.back().index != c.index)
+            out.split_chunks.push_back({c.index, 0, 0, 0});
+        out.split_chunks.back().executions += c.executions;
+        out.split_chunks.back().blocked += c.blocked;
     }
     if (last != UINT64_MAX) {  // the violation is the verdict, whatever a budget cut after it
         out.complete = true;

@@ -37,9 +37,29 @@ bool explorer::split_enter(const item& it) {
     if (it.depth == split_.depth) {
         ++roots_;
         if (split_.census) return false;
-        // On several threads (parallel.cpp): the subtree is this thread's if it is this part's
-        // and no other thread took it first; the runs after it up to the next one go with it.
-        if (ps) owned_ = roots_ % split_.parts == split_.part && ps->take(roots_);
+        subroots_ = sub_ = 0;
+        if (ps && split_.help != UINT64_MAX) {
+            // Helping the owner of chunk `help`: its runs before the second cut are the owner's;
+            // past the chunk, the help is over.
+            owned_ = false;
+            if (roots_ > split_.help) {
+                stop_all_ = true;
+                return false;
+            }
+        } else if (ps) {
+            // On several threads (parallel.cpp): the subtree is this thread's if it is this
+            // part's and no other thread took it first; the runs after it up to the next one go
+            // with it.
+            owned_ = roots_ % split_.parts == split_.part && ps->take(roots_);
+            ps->active[split_.thread].store(owned_ ? roots_ : UINT64_MAX,
+                                            std::memory_order_relaxed);
+        }
+    } else if (ps && it.depth == split_.depth + opt_.help_levels) {
+        // The second cut, in a chunk this thread owns or helps with (the only ones it enters):
+        // the subtree is the first taker's, and the runs after it up to the next one.
+        ++subroots_;
+        owned_ = ps->take_sub(roots_, subroots_);
+        sub_ = subroots_;
     }
     if (ps) {
         if (ps->stop.load(std::memory_order_relaxed)) {  // another thread ran out of a budget
@@ -54,9 +74,16 @@ bool explorer::split_enter(const item& it) {
     } else {
         owned_ = roots_ % split_.parts == split_.part;
     }
-    if (it.depth > split_.depth && !owned_)
+    if (it.depth < split_.depth) return true;  // above the cut: every part makes the runs
+    if (it.depth == split_.depth)              // a chunk's root (a helper enters one)
+        return ps && split_.help != UINT64_MAX ? roots_ == split_.help : owned_;
+    // On several threads, between the two cuts, every thread in the chunk makes the runs (they
+    // lead to the subtrees at the second), counted by the owner of the piece they are in.
+    if (ps && it.depth < split_.depth + opt_.help_levels) return true;
+    if (ps && it.depth == split_.depth + opt_.help_levels) return owned_;
+    if (!owned_)
         internal_error("a run below the cut of a split search in a subtree of another part");
-    return it.depth != split_.depth || owned_;
+    return true;
 }
 
 // The alternatives the run at depth_ left (those added since the stack held `contexts`
@@ -78,7 +105,8 @@ void explorer::split_mark_children(std::size_t ci, std::size_t contexts, std::si
 void explorer::split_count(std::uint64_t executions, std::uint64_t blocked) {
     if (executions == 0 && blocked == 0) return;
     auto& chunks = res_.split_chunks;
-    if (chunks.empty() || chunks.back().index != roots_) chunks.push_back({roots_, 0, 0});
+    if (chunks.empty() || chunks.back().index != roots_ || chunks.back().sub != sub_)
+        chunks.push_back({roots_, 0, 0, sub_});
     chunks.back().executions += executions;
     chunks.back().blocked += blocked;
 }

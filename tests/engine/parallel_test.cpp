@@ -201,6 +201,54 @@ TEST(EngineParallel, AnExecutionLimitIsTheWholeSearchs) {
 
 // A part of a split search on several threads is that part on one thread: the same chunks, counts
 // and violation (what merge joins).
+// A thread whose own chunks are done helps with the chunk another thread still explores: it
+// takes the subtrees at the second cut nobody took yet (parallel.cpp). With the other thread
+// slowed down, the calling thread finishes first and helps it; the search is still the one-thread
+// search (every graph once, the same counts), helpers counted runs, and a violation reported is the
+// one-thread search's first.
+TEST(EngineParallel, AThreadThatIsDoneHelpsWithAChunkAnotherStillExplores) {
+    std::mt19937 rng(20261205);
+    const auto slow_other = [](const outcome& o) {  // some subtrees are slow, others not
+        if (outcome_hash(o) % 32 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    };
+    unsigned big = 0, helped = 0, violating = 0;
+    for (int k = 0; k < 2000 && big < 10; ++k) {
+        const prog p = random_prog(rng, 3, 4);
+        const engine_run one = run_on_engine(p, on_threads(memory_model::rc11, 1));
+        const std::uint64_t all = one.res.executions + one.res.blocked;
+        if (all < 1000 || all > 10000) continue;
+        ++big;
+        SCOPED_TRACE(to_text(p));
+        options two = on_threads(memory_model::rc11, 2);
+        two.help_levels = 1;  // (shallow: many subtrees to help with)
+        const engine_run par = run_on_engine(p, two, slow_other);
+        ASSERT_TRUE(par.res.complete);
+        EXPECT_EQ(par.res.executions, one.res.executions);
+        EXPECT_EQ(par.res.blocked, one.res.blocked);
+        EXPECT_EQ(count_of(par.res.graphs), count_of(one.res.graphs));
+        EXPECT_EQ(count_of(par.res.blocked_graphs), count_of(one.res.blocked_graphs));
+        helped += par.res.helped_runs > 0;
+        // The same program with a violation on some outcomes: the first one of one thread.
+        const auto at_end = fail_on_some(7);
+        const engine_run wv = run_on_engine(p, on_threads(memory_model::rc11, 1), at_end);
+        if (wv.res.violations.empty()) continue;
+        ++violating;
+        const auto slow_and_fail = [&](const outcome& o) {
+            slow_other(o);
+            at_end(o);
+        };
+        const engine_run pv = run_on_engine(p, two, slow_and_fail);
+        ASSERT_EQ(pv.res.violations.size(), 1u);
+        EXPECT_EQ(pv.res.violations[0].replay, wv.res.violations[0].replay);
+        EXPECT_EQ(pv.res.violations[0].at_execution, wv.res.violations[0].at_execution);
+        EXPECT_EQ(pv.res.executions, wv.res.executions);
+        EXPECT_EQ(pv.res.blocked, wv.res.blocked);
+    }
+    EXPECT_EQ(big, 10u);
+    EXPECT_GE(helped, 2u);  // (timing: about half of them, measured)
+    EXPECT_GE(violating, 4u);
+}
+
 TEST(EngineParallel, APartOfASplitSearchOnThreadsIsThePart) {
     std::mt19937 rng(14);
     unsigned checked = 0;
