@@ -30,7 +30,9 @@ result explorer::run() {
         while (!stack_.empty() && !stop_all_) {
             const std::size_t ci = stack_.size() - 1;
             if (stack_[ci].work.empty()) {
-                spare_.push_back(std::move(stack_.back()));
+                // (kept for a backward revisit to copy into; the LKMM's make their own, lb.cpp)
+                if (opt_.model != memory_model::lkmm && spare_.size() < max_spare)
+                    spare_.push_back(std::move(stack_.back()));
                 stack_.pop_back();
                 continue;
             }

@@ -308,8 +308,9 @@ private:
     std::vector<std::unique_ptr<char[]>> stacks_, arenas_;
 
     std::vector<context> stack_;
-    // Contexts the search is done with, kept for their buffers (explorer::apply).
+    // Contexts the search is done with, kept for their buffers (explorer::apply), a few.
     std::vector<context> spare_;
+    static constexpr std::size_t max_spare = 64;
     std::size_t ci_ = 0;
     result res_;
     clock_type::time_point start_;
