@@ -82,25 +82,31 @@ std::uint64_t runs_before(const std::vector<result::chunk>& chunks, std::uint64_
     return n;
 }
 
-// What one more explorer of a thread found (a help), added to what its others found.
-void absorb(result& into, result&& r) {
-    into.helped_runs += r.executions + r.blocked;
-    into.executions += r.executions;
-    into.blocked += r.blocked;
-    into.stale_cut += r.stale_cut;
+// What one explorer's result adds to another's besides executions, blocked ones, chunks and
+// violations (the merge takes those per piece).
+void add_side(result& into, const result& r) {
     into.replays += r.replays;
     into.unproducible += r.unproducible;
+    into.stale_cut += r.stale_cut;
     into.flagged_data_race += r.flagged_data_race;
     into.flagged_mixed += r.flagged_mixed;
     if (!r.complete && into.complete) {
         into.complete = false;
         into.incomplete_reason = r.incomplete_reason;
     }
-    into.split_chunks.insert(into.split_chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
-    for (violation& v : r.violations) into.violations.push_back(std::move(v));
     into.graphs.insert(into.graphs.end(), r.graphs.begin(), r.graphs.end());
     into.blocked_graphs.insert(into.blocked_graphs.end(), r.blocked_graphs.begin(),
                                r.blocked_graphs.end());
+}
+
+// What one more explorer of a thread found (a help), added to what its others found.
+void absorb(result& into, result&& r) {
+    into.helped_runs += r.executions + r.blocked;
+    into.executions += r.executions;
+    into.blocked += r.blocked;
+    add_side(into, r);
+    into.split_chunks.insert(into.split_chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
+    for (violation& v : r.violations) into.violations.push_back(std::move(v));
 }
 
 }  // namespace
@@ -213,19 +219,8 @@ result explore_parallel(const program& prog, const options& opt) {
     for (const result& r : results) {
         out.thread_share.push_back(r.executions + r.blocked);
         chunks.insert(chunks.end(), r.split_chunks.begin(), r.split_chunks.end());
-        out.replays += r.replays;
         out.helped_runs += r.helped_runs;
-        out.unproducible += r.unproducible;
-        out.stale_cut += r.stale_cut;
-        out.flagged_data_race += r.flagged_data_race;
-        out.flagged_mixed += r.flagged_mixed;
-        if (!r.complete && out.complete) {
-            out.complete = false;
-            out.incomplete_reason = r.incomplete_reason;
-        }
-        out.graphs.insert(out.graphs.end(), r.graphs.begin(), r.graphs.end());
-        out.blocked_graphs.insert(out.blocked_graphs.end(), r.blocked_graphs.begin(),
-                                  r.blocked_graphs.end());
+        add_side(out, r);
     }
     std::sort(chunks.begin(), chunks.end(), [](const result::chunk& a, const result::chunk& b) {
         return before(a.index, a.sub, b.index, b.sub);
