@@ -362,9 +362,9 @@ private:
     std::uint32_t depth_ = 0;
     std::uint64_t roots_ = 0;
     bool owned_ = true;
-    // On several threads: the subtrees at the second cut met in this chunk, and the piece of the
-    // chunk the runs are counted in (parallel.cpp).
-    std::uint64_t subroots_ = 0, sub_ = 0;
+    // On several threads: the piece of the chunk the runs are counted in, which is the number
+    // of subtrees at the second cut met in this chunk so far (parallel.cpp).
+    std::uint64_t sub_ = 0;
     // On several threads: stopped because another thread ran out of a budget; stop_threads():
     // this one ran out of a budget, or failed, and every thread stops.
     bool cut_ = false;

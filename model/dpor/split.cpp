@@ -37,7 +37,7 @@ bool explorer::split_enter(const item& it) {
     if (it.depth == split_.depth) {
         ++roots_;
         if (split_.census) return false;
-        subroots_ = sub_ = 0;
+        sub_ = 0;
         if (ps && split_.help != UINT64_MAX) {
             // Helping the owner of chunk `help`: its runs before the second cut are the owner's;
             // past the chunk, the help is over.
@@ -57,9 +57,7 @@ bool explorer::split_enter(const item& it) {
     } else if (ps && it.depth == split_.depth + opt_.help_levels) {
         // The second cut, in a chunk this thread owns or helps with (the only ones it enters):
         // the subtree is the first taker's, and the runs after it up to the next one.
-        ++subroots_;
-        owned_ = ps->take_sub(roots_, subroots_);
-        sub_ = subroots_;
+        owned_ = ps->take_sub(roots_, ++sub_);
     }
     if (ps) {
         if (ps->stop.load(std::memory_order_relaxed)) {  // another thread ran out of a budget
