@@ -110,6 +110,7 @@ void annotate_next(lk kind, const dep_id* addr, std::size_t n_addr, const dep_id
 void ctrl_begin(const dep_id* cond, std::size_t n) { current->ctrl_begin(cond, n); }
 void ctrl_end() { current->ctrl_end(); }
 void depend_after(const dep_id* reads, std::size_t n) { current->depend_after(reads, n); }
+void await_next(await_kind kind, value_t a, value_t b) { current->await_next(kind, a, b); }
 void handler_begin() { current->handler_begin(); }
 void handler_end() { current->handler_end(); }
 bool tracing() { return current->tracing(); }

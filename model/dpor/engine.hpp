@@ -62,6 +62,14 @@ bool parse_memory_model(const std::string& s, memory_model& out);
 
 using value_t = std::uint64_t;
 
+// What a declared await blocks on (rt::await_next).
+enum class await_kind : std::uint8_t {
+    none,
+    unless_equal,   // a load that blocks unless it reads `a`
+    equal_or_bits,  // a load that blocks if it reads `a` or a value with any of the bits `b`
+    cas_fails,      // a cas that blocks when it fails (its read half is the read)
+};
+
 // What the engine runs. Thread 0 runs setup(), then the tasks run in parallel on threads
 // 1..tasks (each starts after setup, happens-before included), then thread 0 joins them all and
 // runs teardown(). The functions are called anew for every execution; everything they do to
@@ -83,7 +91,8 @@ struct options {
     // SC and RC11: a run whose thread blocks right after a read that took an alternative to the
     // newest write ends there, as a blocked execution, and its alternatives (every execution
     // below it is blocked: events.cpp, explorer::stale_await) are dropped; complete executions
-    // and violations found are the same either way.
+    // and violations found are the same either way. A read the program declared an await
+    // (rt::await_next) is not even given such an alternative.
     bool cut_stale_awaits = true;
     // threads > 1: the depth below each chunk's root of the second cut, where the threads that
     // are done with their own chunks help (parallel.cpp; the tests make it shallow). At least 1.
@@ -252,6 +261,15 @@ value_t peek(const void* loc);
 
 // A branch point with n outcomes, each explored: returns 0..n-1.
 unsigned choose(unsigned n, src_loc where);
+// An await: the calling thread blocks (rt::block) right after its next read exactly when the
+// value it reads is one the await names. Under SC and RC11 the search then never starts a run
+// in which that read reads such a value from a write other than the newest one (a forward
+// alternative, or a backward revisit by an older write): each would only block there (see
+// options::cut_stale_awaits, which also governs this), so complete executions, violations and
+// deadlocks stay the same and only blocked executions go. The engine checks the declaration in
+// every run: a thread that blocks where it said it would not, or goes on where it said it would
+// block, is an internal error. The kinds: await_kind (above).
+void await_next(await_kind kind, value_t a = 0, value_t b = 0);
 // assume(false): this thread stops here for good in this execution. `reason` says why. For
 // "lock" and "wait" (and "spin", see spin_iteration), an execution that ends with the thread
 // blocked on reads of the newest values is a `deadlock` (a `livelock` for spin): nothing will ever

@@ -21,6 +21,7 @@ bool same_place(const src_loc& a, const src_loc& b) {
 eid explorer::next_event(ek kind, std::uintptr_t loc, src_loc where, bool& replay) {
     thread_rt& x = th_[cur_];
     tick(where);
+    if (x.await_due >= 0) check_await_due(kind == ek::block);
     const eid id{std::uint16_t(cur_), x.next};
     if (id.i < g().th[cur_].size() && ev(id).kind == ek::hole) {
         // LKMM: a place the program fills anew, now (events before it are replayed, events
@@ -334,6 +335,7 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
             annotate(e, false);
         }
         check_annotation(ev(id), false);
+        take_await(ev(id), true);
         await_rf(ev(id).rf);
         if (g().partial) check_decoded_read(id, a);
     } else {
@@ -345,14 +347,19 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
         e.where = where;
         e.stamp = g().next_stamp++;
         annotate(e, false);
+        take_await(e, false);
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
-        add_read(e, id, model_->frontier(exec(), id, a, pre), [](std::size_t) { return true; });
+        const auto& list = g().co.at(a);
+        add_read(e, id, model_->frontier(exec(), id, a, pre),
+                 [&](std::size_t k) { return !stale_value(e, ev(list[k]).val); });
     }
     consume_annotation();
     th_[cur_].last_access = id.i;
     exec_read(id);
-    return ev(id).val;
+    const event& re = ev(id);
+    if (re.await != await_kind::none) th_[cur_].await_due = re.await_blocks(re.val) ? 1 : 0;
+    return re.val;
 }
 
 void explorer::store(void* p, value_t v, mo order, src_loc where) {
@@ -449,6 +456,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
                      id);
         }
         check_annotation(e, true);
+        take_await(e, true);
         await_rf(e.rf);
         if (g().partial) check_decoded_read(id, a);
     } else {
@@ -465,6 +473,7 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         e.where = where;
         e.stamp = g().next_stamp++;
         annotate(e, true);
+        take_await(e, false);
         hclock pre = th_[cur_].hb;
         pre.stamp(id);
         const std::size_t lo = model_->frontier(exec(), id, a, pre);
@@ -482,13 +491,14 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
         add_read(e, id, lo, [&](std::size_t k) {
             event probe = e;
             probe.val = ev(list[k]).val;
-            return !(probe.rmw_succeeds() && k < lo_succ);
+            return !(probe.rmw_succeeds() && k < lo_succ) && !stale_value(e, probe.val);
         });
     }
     consume_annotation();
     th_[cur_].last_access = id.i;
     exec_read(id);
     const event re = ev(id);
+    if (re.await != await_kind::none) th_[cur_].await_due = re.await_blocks(re.val) ? 1 : 0;
     ok = re.rmw_succeeds();
     if (ok) {
         const eid wid{std::uint16_t(cur_), id.i + 1};
@@ -620,6 +630,37 @@ void explorer::block(const char* reason, src_loc where) {
     exec_other(id);
     x.state = ts::blocked;
     leave_fiber();
+}
+
+void explorer::take_await(event& e, bool replay) {
+    thread_rt& x = th_[cur_];
+    const await_kind k = x.pending_await;
+    x.pending_await = await_kind::none;
+    if (k != await_kind::none && e.rmw != rmw_op::none && k != await_kind::cas_fails)
+        internal_error("an await on an RMW other than a cas (its write half comes between)");
+    if (k == await_kind::cas_fails && e.rmw != rmw_op::cas)
+        internal_error("an await on a cas's failure declared for another operation");
+    const bool load = e.rmw == rmw_op::none;
+    if (!replay || g().partial) {
+        e.await = k;
+        if (load && k != await_kind::none) {
+            e.arg = x.pending_await_a;
+            e.arg2 = x.pending_await_b;
+        }
+        return;
+    }
+    if (e.await != k || (load && k != await_kind::none &&
+                         (e.arg != x.pending_await_a || e.arg2 != x.pending_await_b)))
+        internal_error("a read replays with another await than the program declared for it");
+}
+
+void explorer::check_await_due(bool blocks) {
+    thread_rt& x = th_[cur_];
+    const bool due = x.await_due == 1;
+    x.await_due = -1;
+    if (due != blocks)
+        internal_error(due ? "a thread went on after a read its await said it blocks on"
+                           : "a thread blocked after a read its await said it goes on from");
 }
 
 // The thread blocks right after a read that took an alternative to the newest write (a forward

@@ -229,6 +229,12 @@ struct thread_rt {
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
     std::vector<std::size_t> handlers;  // rt::handler_begin: where each handler's ctrl frames start
     std::uint32_t last_access = 0;
+    // rt::await_next: the await declared for the next read, and what the last awaited read
+    // said its thread does next (-1: nothing declared; 1: blocks; 0: goes on), checked at the
+    // thread's next event or its end.
+    await_kind pending_await = await_kind::none;
+    value_t pending_await_a = 0, pending_await_b = 0;
+    std::int8_t await_due = -1;
     jmp_buf resume{};  // where its fiber suspended (fibers.cpp)
     char* arena = nullptr;
     std::size_t arena_used = 0;

@@ -682,6 +682,15 @@ void explorer::calc_revisits(eid w) {
                 }
             if (clash) continue;
         }
+        // A declared await that blocks on w's value, reading it from a write another kept one
+        // follows in coherence: a run that would only end there (stale_value).
+        if (re.await != await_kind::none && stale_value(re, we.val)) {
+            const auto& list = g().co.at(we.loc);
+            bool newest = true;
+            for (std::size_t k = g().co_index(w) + 1; k < list.size() && newest; ++k)
+                newest = list[k].i >= keep[list[k].t];
+            if (!newest) continue;
+        }
         if (!maximal_extension(r, w, keep)) continue;
         // Consistency of r reading w in the revisited graph: the memory model's question.
         if (!model_->revisit_consistent(exec(), r, w, keep)) continue;

@@ -181,6 +181,13 @@ public:
     void depend_after(const std::uint32_t* reads, std::size_t n);
     void handler_begin();
     void handler_end();
+    // rt::await_next (events.cpp).
+    void await_next(await_kind kind, value_t a, value_t b) {
+        thread_rt& x = th_[cur_];
+        x.pending_await = kind;
+        x.pending_await_a = a;
+        x.pending_await_b = b;
+    }
 
     static void fiber_main();
 
@@ -223,6 +230,16 @@ private:
     template <class Branch>
     void add_read(event& e, eid id, std::size_t lo, Branch branch);
     void await_rf(eid w);
+    // The pending await onto the read `e` (or checked against a replayed one), and what it
+    // says the thread does next; check_await_due() holds the thread to it.
+    void take_await(event& e, bool replay);
+    void check_await_due(bool blocks);
+    // A read whose thread would block right after it, reading `v` from a write other than the
+    // newest one: a run that only ends there (stale_await), never started.
+    bool stale_value(const event& r, value_t v) const {
+        return r.await != await_kind::none && opt_.cut_stale_awaits &&
+               opt_.model != memory_model::lkmm && r.await_blocks(v);
+    }
     void exec_read(eid r);
     // Read r of location l, reading w, has run: a revisit candidate, and a reader of w.
     void add_reader(loc_rt& l, eid r, eid w) {

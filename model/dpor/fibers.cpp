@@ -28,6 +28,7 @@ void explorer::fiber_main() {
     if (_setjmp(x->fibers_[x->cur_].start) == 0) _longjmp(x->sched_jmp_, 1);  // made
     const unsigned t = current->cur_;
     current->thread_body(t);
+    if (current->th_[t].await_due >= 0) current->check_await_due(false);
     current->th_[t].state = ts::finished;
     current->leave_fiber();
 }

@@ -54,7 +54,10 @@ struct event {
                                   // its read (rt::annotate_next; every rmw_op::add is one)
     std::uint32_t deps = 0;       // its dependencies: graph::deps[deps - 1]; 0: none
     std::uint8_t width = 8;
-    std::uint32_t stamp = 0;  // insertion order; increases along program order
+    await_kind await = await_kind::none;  // read: its thread blocks right after it on these
+                                          // values (rt::await_next; a load's operands in arg and
+                                          // arg2)
+    std::uint32_t stamp = 0;              // insertion order; increases along program order
     std::uintptr_t loc = 0;
     value_t val = 0;          // write: value written; read: value read; choice: outcome
     value_t arg = 0;          // cas: expected; add/xchg: operand; choice: arity
@@ -71,6 +74,20 @@ struct event {
         if (rmw == rmw_op::none) return false;
         if (rmw != rmw_op::cas) return true;
         return ((val ^ arg) & width_mask(width)) == 0;
+    }
+    // A read declared an await: whether its thread blocks right after it when it reads `v`.
+    bool await_blocks(value_t v) const {
+        switch (await) {
+            case await_kind::none:
+                return false;
+            case await_kind::unless_equal:
+                return v != arg;
+            case await_kind::equal_or_bits:
+                return v == arg || (v & arg2) != 0;
+            case await_kind::cas_fails:
+                return ((v ^ arg) & width_mask(width)) != 0;
+        }
+        return false;
     }
     // The order the read actually has (a failed cas reads with its failure order).
     mo read_order() const { return rmw == rmw_op::cas && !rmw_succeeds() ? fail_order : order; }

@@ -156,6 +156,7 @@ struct engine {
         void lock(src_loc l) {
             dpor::value_t expected = 0;
             dpor::rt::annotate_next(dpor::lk::lock);
+            dpor::rt::await_next(dpor::await_kind::cas_fails);  // see take below
             // Acquire: pairs with the release in unlock.
             if (!dpor::rt::cas(this, expected, 1, dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("lock", l);
@@ -221,17 +222,22 @@ struct engine {
         std::uint64_t w_ = 0;
     };
 
-    // Migrations, all tasks together. A task offers a migration while it has not used the whole
-    // budget itself; taking one decrements the shared word (relaxed: it is a count, it orders
-    // nothing), and an execution that finds it spent is cut (assume), so complete executions
-    // never migrate more than the budget.
+    // Migrations, all tasks together. Taking one decrements the shared word (relaxed: it is a
+    // count, it orders nothing), and an execution that finds it spent is cut (assume), so
+    // complete executions never migrate more than the budget. A task offers a migration while
+    // the budget it last saw is not spent: at first the whole budget, after a take of its own
+    // what that take left. Its next take is later in coherence than its own write (coherence of
+    // one location, under every model) and every write to the word decrements the one before
+    // it (or, in a take that is then cut, wraps 0 around), so once a take of its own left 0,
+    // every take it could still offer would only be cut: those executions are not started.
     class budget_word {
     public:
         void init(unsigned v, src_loc l) {
             initial_ = v;
+            for (unsigned& s : seen_) s = v;
             if (v) dpor::rt::init_atomic(&w_, 8, v, l);
         }
-        bool may_take(unsigned own_taken) const { return own_taken < initial_; }
+        bool may_take(unsigned /*own_taken*/) const { return seen_[dpor::rt::thread()] > 0; }
         void take(src_loc l) {
             dpor::rt::annotate_next(dpor::lk::once);  // a _relaxed RMW under the LKMM
             const dpor::value_t old =
@@ -240,11 +246,15 @@ struct engine {
             // follows is run anew when that read changes (never kept past a block it now meets).
             after_read_decides();
             if (old == 0 || old > initial_) dpor::rt::block("budget", l);
+            seen_[dpor::rt::thread()] = unsigned(old - 1);
         }
 
     private:
         std::uint64_t w_ = 0;
         unsigned initial_ = 0;
+        // What each engine thread's last take left (its own: under load buffering a take may
+        // run, in the engine's order, before another thread's take it follows in coherence).
+        unsigned seen_[dpor::max_threads] = {};
     };
 
     // A CPU as a token: word = (state << 32) | (generation << 8) | (holder + 1), 0 in the low
@@ -284,12 +294,17 @@ struct engine {
             // Under the LKMM acquire and release as well: the acquire read is ordered before all
             // that follows it, so no load-buffering revisit keeps an event after it unchanged
             // (what the holder computes from the generation needs no dependency of its own).
+            // Each read below blocks the task on some values, declared as awaits: the search
+            // never starts a run in which such a read takes one of them from an older write
+            // (it would only block there: rt::await_next).
             dpor::rt::annotate_next(dpor::lk::acquire);
+            dpor::rt::await_next(dpor::await_kind::equal_or_bits, not_this, 0xff);
             dpor::value_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);  // pairs with release
             if (v == not_this) dpor::rt::block("yield", l);
             if ((v & 0xff) != 0) dpor::rt::block("wait", l);  // held: revisited by a release
             const dpor::rt::dep_id read = dpor::rt::last_event();
             dpor::rt::annotate_next(dpor::lk::acquire, nullptr, 0, &read, 1);
+            dpor::rt::await_next(dpor::await_kind::cas_fails);
             if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("wait", l);
             gen_[dpor::rt::thread()] = unsigned(v >> 8 & 0xffffff);
@@ -316,6 +331,7 @@ struct engine {
             dpor::rt::store(&w_, value, dpor::mo::release, l);
         }
         std::uint64_t wait(src_loc l) {
+            dpor::rt::await_next(dpor::await_kind::equal_or_bits, 0, 0);  // blocks on 0
             const std::uint64_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);
             after_read_decides();  // as in budget_word::take
             if (v == 0) dpor::rt::block("wait", l);

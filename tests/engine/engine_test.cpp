@@ -256,6 +256,73 @@ TEST(EngineBlocking, AWaitThatNothingSatisfiesIsALivelockAndAFlagSetLaterIsNot) 
     EXPECT_EQ(ok.blocked, 1u);
 }
 
+// A waiter that blocks unless it reads 2, with the writes 1 then 2 (and, in `later`, 3) of
+// another thread; `declare` says so with rt::await_next; it really blocks unless it reads
+// `blocks_unless`.
+result await_flag(bool declare, value_t blocks_unless, bool later = false,
+                  memory_model m = memory_model::rc11) {
+    static std::uint64_t flag;
+    options opt;
+    opt.model = m;
+    return run(
+        2, [] { rt::init_atomic(&flag, 8, 0, here); },
+        [=](unsigned t) {
+            if (t == 0) {
+                rt::store(&flag, 1, mo::relaxed, here);
+                rt::store(&flag, 2, mo::relaxed, here);
+                if (later) rt::store(&flag, 3, mo::relaxed, here);
+                return;
+            }
+            if (declare) rt::await_next(await_kind::unless_equal, 2);
+            if (rt::load(&flag, mo::relaxed, here) != blocks_unless) rt::block("wait", here);
+        },
+        {}, opt);
+}
+
+TEST(EngineBlocking, ADeclaredAwaitStartsNoRunThatOnlyBlocksOnAnOlderWrite) {
+    for (const memory_model m : {memory_model::rc11, memory_model::sc}) {
+        SCOPED_TRACE(to_string(m));
+        const result plain = await_flag(false, 2, false, m);
+        const result declared = await_flag(true, 2, false, m);
+        EXPECT_TRUE(plain.violations.empty()) << first_class(plain);
+        EXPECT_TRUE(declared.violations.empty()) << first_class(declared);
+        EXPECT_EQ(declared.executions, plain.executions);
+        ASSERT_GT(plain.stale_cut, 0u);  // the waiter reads 0 or 1 from an older write
+        EXPECT_EQ(declared.stale_cut, 0u);
+        EXPECT_EQ(declared.blocked, plain.blocked - plain.stale_cut);
+        EXPECT_LT(declared.replays, plain.replays);
+        // A wait on the newest write is still run: when 3 follows 2 the waiter may be left
+        // reading 3, blocked for good on the newest value: a deadlock, declared or not.
+        EXPECT_EQ(first_class(await_flag(false, 2, true, m)), "deadlock");
+        EXPECT_EQ(first_class(await_flag(true, 2, true, m)), "deadlock");
+    }
+    // Under the LKMM nothing is skipped (a revisit there may delete any read).
+    const result lp = await_flag(false, 2, false, memory_model::lkmm);
+    const result ld = await_flag(true, 2, false, memory_model::lkmm);
+    EXPECT_EQ(ld.executions, lp.executions);
+    EXPECT_EQ(ld.blocked, lp.blocked);
+}
+
+TEST(EngineBlocking, AnAwaitTheProgramDoesNotKeepIsAnInternalError) {
+    // Declared: blocks unless 2. It blocks unless 1 instead: it goes on after reading 1, where
+    // the declaration said it blocks, and blocks after reading 2, where it said it goes on.
+    try {
+        await_flag(true, 1);
+        ADD_FAILURE() << "a broken await declaration was not refused";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("await"), std::string::npos) << e.what();
+    }
+    // On an RMW with a write half between the read and the block: refused.
+    static std::uint64_t w;
+    EXPECT_THROW(run(
+                     1, [] { rt::init_atomic(&w, 8, 0, here); },
+                     [](unsigned) {
+                         rt::await_next(await_kind::unless_equal, 1);
+                         if (rt::fetch_add(&w, 1, mo::relaxed, here) != 1) rt::block("wait", here);
+                     }),
+                 std::logic_error);
+}
+
 TEST(EngineChoice, EveryOutcomeOfAChoiceIsExplored) {
     static unsigned seen;
     seen = 0;

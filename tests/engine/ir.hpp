@@ -64,8 +64,11 @@ struct engine_run {
 // options::threads, runs one execution on each at once).
 inline thread_local outcome ir_regs;
 
+// `awaits`: an instruction whose result the next one assumes declares that assume as an await
+// (rt::await_next) where the engine takes one: a load, and a cas whose success is assumed.
 inline engine_run run_on_engine(const prog& p, options opt,
-                                const std::function<void(const outcome&)>& at_end = {}) {
+                                const std::function<void(const outcome&)>& at_end = {},
+                                bool awaits = false) {
     static value_t locs[max_locs];  // addresses only: the engine keeps the values
     engine_run out;
     std::mutex out_lock;  // out.outcomes, from every thread of the search
@@ -86,6 +89,14 @@ inline engine_run run_on_engine(const prog& p, options opt,
             if (in.guard >= 0 && r[unsigned(in.guard)] != in.guard_val) continue;
             const src_loc at("ir", i, "task");
             void* l = &locs[in.loc];
+            if (awaits && i + 1 < code.size() && code[i + 1].o == op::assume &&
+                code[i + 1].reg == int(i)) {
+                const value_t want = code[i + 1].v;
+                if (in.o == op::load)
+                    rt::await_next(await_kind::unless_equal, want);
+                else if ((in.o == op::cas || in.o == op::cas_full) && want == 1)
+                    rt::await_next(await_kind::cas_fails);
+            }
             switch (in.o) {
                 case op::load:
                     r[i] = rt::load(l, in.order, at);
