@@ -422,6 +422,10 @@ inline std::vector<config> ladder() {
     // objects than CPUs: cpu2 (and cpu1) start empty and steal while the owners pop and push.
     l.push_back({"c3-o2", 3, make(0b111, 2, 1)});
     l.push_back({"c3-o1", 3, make(0b111, 1, 1)});
+    // Four CPUs, a task on each, with two objects and with one: two or three CPUs start empty and
+    // steal from the owners' slots (exhaustive on dpor, in seconds under RC11; not on Relacy).
+    l.push_back({"c4-o2", 4, make(0b1111, 2, 1)});
+    l.push_back({"c4-o1", 4, make(0b1111, 1, 1)});
     l.push_back({"c3-o2-r2", 3, make(0b111, 2, 2)});
     // Three CPUs, one object each, and an IRQ round on cpu0: its pop empties cpu0's slot in the
     // middle of the task's round, so someone steals.
@@ -466,8 +470,10 @@ void add_variant() {
             add_both<Variant, 1>(c);
         else if (c.tasks == 2)
             add_both<Variant, 2>(c);
-        else
+        else if (c.tasks == 3)
             add_both<Variant, 3>(c);
+        else
+            add_both<Variant, 4>(c);
     }
 }
 
