@@ -189,6 +189,7 @@ void explorer::exec_read(eid r) {
     race_check(l, d.hb, 2 * std::int64_t(r.i) + 2, false, false, e.where);
     x.awaited.push_back(r);
     x.seg_cur.emplace_back(e.loc, e.val);
+    if (e.await != await_kind::none) x.await_due = e.await_blocks(e.val) ? 1 : 0;
     if (tracing_) trace_event(r);
     replayed_one();
 }
@@ -357,9 +358,7 @@ value_t explorer::load(const void* p, mo order, src_loc where) {
     consume_annotation();
     th_[cur_].last_access = id.i;
     exec_read(id);
-    const event& re = ev(id);
-    if (re.await != await_kind::none) th_[cur_].await_due = re.await_blocks(re.val) ? 1 : 0;
-    return re.val;
+    return ev(id).val;
 }
 
 void explorer::store(void* p, value_t v, mo order, src_loc where) {
@@ -498,7 +497,6 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
     th_[cur_].last_access = id.i;
     exec_read(id);
     const event re = ev(id);
-    if (re.await != await_kind::none) th_[cur_].await_due = re.await_blocks(re.val) ? 1 : 0;
     ok = re.rmw_succeeds();
     if (ok) {
         const eid wid{std::uint16_t(cur_), id.i + 1};

@@ -73,8 +73,10 @@ struct event {
     bool rmw_succeeds() const {
         if (rmw == rmw_op::none) return false;
         if (rmw != rmw_op::cas) return true;
-        return ((val ^ arg) & width_mask(width)) == 0;
+        return cas_expects(val);
     }
+    // A cas read half: whether `v` is the value it expects (it succeeds reading it).
+    bool cas_expects(value_t v) const { return ((v ^ arg) & width_mask(width)) == 0; }
     // A read declared an await: whether its thread blocks right after it when it reads `v`.
     bool await_blocks(value_t v) const {
         switch (await) {
@@ -85,7 +87,7 @@ struct event {
             case await_kind::equal_or_bits:
                 return v == arg || (v & arg2) != 0;
             case await_kind::cas_fails:
-                return ((v ^ arg) & width_mask(width)) != 0;
+                return !cas_expects(v);
         }
         return false;
     }
