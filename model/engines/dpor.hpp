@@ -237,7 +237,7 @@ struct engine {
             for (unsigned& s : seen_) s = v;
             if (v) dpor::rt::init_atomic(&w_, 8, v, l);
         }
-        bool may_take(unsigned /*own_taken*/) const { return seen_[dpor::rt::thread()] > 0; }
+        bool may_take() const { return seen_[dpor::rt::thread()] > 0; }
         void take(src_loc l) {
             dpor::rt::annotate_next(dpor::lk::once);  // a _relaxed RMW under the LKMM
             const dpor::value_t old =

@@ -235,7 +235,7 @@ struct engine {
     class budget_word {
     public:
         void init(unsigned v, src_loc) { left_ = v; }
-        bool may_take(unsigned /*own_taken*/) const { return left_ > 0; }
+        bool may_take() const { return left_ > 0; }
         void take(src_loc) { --left_; }
 
     private:

@@ -322,7 +322,7 @@ public:
             const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
             unsigned targets[max_cpus];
             unsigned nr_targets = 0;
-            if (can_switch && migrations_.may_take(t.migrated)) {
+            if (can_switch && migrations_.may_take()) {
                 const cpumask on = online(loc);
                 for (unsigned cpu = on.next(-1); cpu < max_cpus; cpu = on.next(int(cpu)))
                     if (cpu != t.cpu) targets[nr_targets++] = cpu;
