@@ -52,6 +52,9 @@ struct check {
     // A twin of the checker's own: the variant's code with a test Env, or the API misused, that
     // must fail to show a check can. Its violation is not the variant's (summaries keep it apart).
     bool checker_twin = false;
+    // The configuration declares a symmetry the search uses (kernel_config::
+    // irq_rounds_interchangeable); --no-symmetry sets it aside.
+    bool symmetric = false;
 
     const check_engine* engine(const std::string& e) const {
         for (const check_engine& k : engines)

@@ -24,8 +24,11 @@ struct search_limits {
     int irq = -1;         // IRQs per CPU
     int nmi = -1;         // NMIs per CPU
     int migrations = -1;  // migrations, all tasks together
+    // The check's declared symmetry set aside (kernel_config::irq_rounds_interchangeable): the
+    // search explores what the symmetry would not (kverify run --no-symmetry).
+    bool no_symmetry = false;
 
-    bool any() const { return irq >= 0 || nmi >= 0 || migrations >= 0; }
+    bool any() const { return irq >= 0 || nmi >= 0 || migrations >= 0 || no_symmetry; }
     // "irq<=0 migrations<=1", or "" when nothing is capped
     std::string str() const {
         std::string s;
@@ -37,6 +40,7 @@ struct search_limits {
         add("irq", irq);
         add("nmi", nmi);
         add("migrations", migrations);
+        if (no_symmetry) s += s.empty() ? "no-symmetry" : " no-symmetry";
         return s;
     }
 };

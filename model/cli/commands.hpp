@@ -17,12 +17,14 @@ namespace kverify::cli {
 struct search_budget {
     double seconds = 0;
     std::uint64_t max_executions = 0;
-    unsigned threads = 1;  // --threads: of one search (the dpor engines)
+    unsigned threads = 1;      // --threads: of one search (the dpor engines)
+    bool no_symmetry = false;  // --no-symmetry: a check's declared symmetry set aside
 
     void apply(search_spec& s) const {
         s.budget_s = seconds;
         s.execution_cap = max_executions;
         s.threads = threads;
+        s.limits.no_symmetry = no_symmetry;
     }
     // --threads N > 1 is for the dpor engines only: Relacy explores on one thread.
     void check_engine(const std::string& engine) const {
@@ -114,7 +116,8 @@ int cmd_orders(const orders_options& o);
 
 struct list_options {
     std::string filter, engine;
-    bool classes = false;  // one line per check and engine: the verdicts the table may pin
+    bool classes = false;    // one line per check and engine: the verdicts the table may pin
+    bool symmetric = false;  // only the checks that declare a symmetry (--no-symmetry)
 };
 int cmd_list(const list_options& o);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `kverify list`: the registered checks (name, algorithm, variant, configuration, engines), one
 // line each, tab-separated, in registration order; with --classes, one line per check and
-// engine: the verdicts an expected-verdict row may name.
+// engine: the verdicts an expected-verdict row may name; with --symmetric, only the checks that
+// declare a symmetry.
 #include <iostream>
 
 #include "model/cli/commands.hpp"
@@ -12,6 +13,7 @@ int cmd_list(const list_options& o) {
     const name_filter re(o.filter);
     for (const check& c : model::registry().all()) {
         if (!re.matches(c.name) || (!o.engine.empty() && !c.supports(o.engine))) continue;
+        if (o.symmetric && !c.symmetric) continue;
         if (o.classes) {
             for (const model::check_engine& e : c.engines) {
                 if (!o.engine.empty() && e.name != o.engine) continue;

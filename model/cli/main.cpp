@@ -154,6 +154,11 @@ struct parser {
             ->check(execution_count)
             ->type_name("N");
     }
+    static void add_symmetry(CLI::App* a, search_budget& to) {
+        a->add_flag("--no-symmetry", to.no_symmetry,
+                    "explore also what a check's declared symmetry skips (same verdict, more "
+                    "executions)");
+    }
     static void add_threads(CLI::App* a, search_budget& to) {
         a->add_option("--threads", to.threads,
                       "explore each search on N threads (the dpor engines; same verdicts and "
@@ -223,6 +228,7 @@ struct parser {
                     "re-pin the execution counts of count-changed rows in the table");
         add_outputs(v, verify.report);
         add_budget(v, verify.budget);
+        add_symmetry(v, verify.budget);
         add_threads(v, verify.budget);
         add_progress(v);
 
@@ -234,6 +240,9 @@ struct parser {
         l->add_flag("--classes", list.classes,
                     "per check and engine, the verdicts the table may pin (pass, inconclusive "
                     "and the violation classes the check can report)");
+        l->add_flag("--symmetric", list.symmetric,
+                    "only checks that declare a symmetry (their searches skip what it makes "
+                    "redundant; --no-symmetry explores it)");
 
         CLI::App* r = add("run", [this] {
             run.progress = progress.show();
@@ -249,6 +258,7 @@ struct parser {
             ->default_str("exhaustive");
         add_engine(r, run.engine, "the engine (default: relacy)");
         add_budget(r, run.budget);
+        add_symmetry(r, run.budget);
         add_threads(r, run.budget);
         r->add_flag("--no-shrink", run.no_shrink, "print the counterexample as first found");
         r->add_option("--graph", run.graph, "draw the counterexample: FILE.dot, .svg or .png")
@@ -274,6 +284,7 @@ struct parser {
         add_engine(c, check.engine, "the row's engine (if the check has rows on several)");
         add_expected(c, check.expected);
         add_budget(c, check.budget);
+        add_symmetry(c, check.budget);
         add_threads(c, check.budget);
         c->add_flag("--trace", check.trace, "print the trace even when the row matches");
         c->add_flag("--allow-count-changed", check.allow_count_changed,

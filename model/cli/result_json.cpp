@@ -27,6 +27,7 @@ json verdict_to_json(const verdict& v) {
         if (l.irq >= 0) lj["irq"] = l.irq;
         if (l.nmi >= 0) lj["nmi"] = l.nmi;
         if (l.migrations >= 0) lj["migrations"] = l.migrations;
+        if (l.no_symmetry) lj["no_symmetry"] = true;
         j["limits"] = lj;
     }
     if (v.search.split_parts > 0) {  // a part of a split search: what merge joins
@@ -59,6 +60,7 @@ verdict verdict_from_json(const json& j) {
             v.search.limits.irq = l.value("irq", -1);
             v.search.limits.nmi = l.value("nmi", -1);
             v.search.limits.migrations = l.value("migrations", -1);
+            v.search.limits.no_symmetry = l.value("no_symmetry", false);
         }
         v.outcome = j["verdict"].get<std::string>();
         v.detail = j.value("detail", "");

@@ -125,6 +125,9 @@ int cmd_run(const run_options& o) {
                           "' (it runs on: " + engines + why + ")");
     }
     o.budget.check_engine(o.engine);
+    if (o.budget.no_symmetry && !c.symmetric)
+        throw usage_error("--no-symmetry: check " + c.name +
+                          " declares no symmetry (kverify list --symmetric lists those that do)");
     check_writable(o.save_replay);
     if (!o.graph.empty()) check_graph_file(o.graph);
     job j{&c, o.engine, {}};

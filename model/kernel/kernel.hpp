@@ -50,7 +50,29 @@ struct kernel_config {
     bool check_single_owner = true;
     bool check_debug_preempt = true;
     bool warn_is_violation = true;  // a fired warn_once fails the execution
+    // A symmetry the scenario declares (kernel::round_boundary): every CPU's IRQ handler runs
+    // exactly the code of one of its task's rounds, and a task is nothing but rounds, each begun
+    // with round_boundary(). An IRQ between two rounds then gives the same events in the same
+    // order wherever it falls between them (the rounds are one code, so which of them is the
+    // handler's is a permutation of identical blocks): it is offered at the task's first round
+    // boundary only, not at a later one nor at the task's end. Requires at most one IRQ per CPU,
+    // no NMI, no migration and one task per CPU (validate_symmetry).
+    bool irq_rounds_interchangeable = false;
 };
+
+// Why a configuration cannot declare irq_rounds_interchangeable, or "" if it can. The argument
+// (model/ASSUMPTIONS.md, Search) is made for one IRQ per CPU and boundaries that offer nothing
+// else: an NMI, a migration or a preemption there would be a choice it does not cover.
+inline std::string validate_symmetry(const kernel_config& k) {
+    if (!k.irq_rounds_interchangeable) return "";
+    for (unsigned c = 0; c < max_cpus; ++c) {
+        if (k.irq_budget[c] > 1) return "more than one IRQ on a CPU";
+        if (k.nmi_budget[c] > 0) return "an NMI budget";
+    }
+    if (k.migration_budget > 0) return "a migration budget";
+    if (k.nr_tasks > k.online.weight()) return "more tasks than online CPUs (preemption)";
+    return "";
+}
 
 // The violation classes the kernel reports itself (kernel::fail below, kfree in heap.hpp),
 // named once so that the registry knows them: kernel_classes is what a configuration can report.
@@ -85,6 +107,7 @@ inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
     }
     if (l.migrations >= 0)
         cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
+    if (l.no_symmetry) cfg.irq_rounds_interchangeable = false;
     return cfg;
 }
 
@@ -130,6 +153,12 @@ public:
         unsigned depth = 0;  // 0: task context; >0: inside irq/nmi handlers
         bool running = false;
         unsigned migrated = 0;  // migrations this task made
+        // kernel_config::irq_rounds_interchangeable: the next point is at a round boundary
+        // (round_boundary, task_finish), boundaries passed, and whether the first one offered
+        // an IRQ (then no later one does).
+        bool at_boundary = false;
+        unsigned boundaries = 0;
+        bool irq_at_first_boundary = false;
     };
 
     // One kernel per OS thread: a search on several threads (dpor, --threads) runs one
@@ -148,6 +177,12 @@ public:
                              max_interrupt_budget);
                 std::abort();
             }
+        if (const std::string why = validate_symmetry(cfg); !why.empty()) {
+            std::fprintf(stderr,
+                         "kverify: internal error: IRQ rounds declared interchangeable with %s\n",
+                         why.c_str());
+            std::abort();
+        }
         cfg_ = cfg;
     }
     const kernel_config& config() const noexcept { return cfg_; }
@@ -202,7 +237,17 @@ public:
             from_handoff(t.cpu, tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start")));
         t.running = true;
     }
+    // The scenario's mark before each of a task's rounds (kernel_config::
+    // irq_rounds_interchangeable): the next delivery point is between two rounds. Outside task
+    // context (an IRQ handler running a round) it marks nothing: the handler is the round.
+    void round_boundary() noexcept {
+        if (!in_body()) return;
+        task_state& t = tasks_[engine::thread_index()];
+        if (t.depth == 0) t.at_boundary = true;
+    }
+
     void task_finish(unsigned task) {
+        tasks_[task].at_boundary = true;          // after the last round
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
@@ -312,12 +357,27 @@ public:
                  "an invariant ran an Env operation (only peek and introspection may run there)");
         if (!in_body()) return;
         engine::on_point(loc);
+        // kernel_config::irq_rounds_interchangeable: an IRQ at a later round boundary is one at
+        // the first, if that one offered it.
+        bool first_boundary = false, later_boundary = false;
+        if (task_state& t = tasks_[engine::thread_index()]; t.at_boundary) {
+            t.at_boundary = false;
+            if (cfg_.irq_rounds_interchangeable) {
+                first_boundary = t.boundaries++ == 0;
+                later_boundary = !first_boundary && t.irq_at_first_boundary;
+            }
+        }
         for (;;) {
             const unsigned me = engine::thread_index();
             task_state& t = tasks_[me];
             const cpu_state& c = t.on;
             const cpu_handlers& h = handlers_[t.cpu];
-            const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 && h.irq_fn;
+            const bool irq_ok = !c.irqs_off && !c.in_irq && !c.in_nmi && c.irq_left > 0 &&
+                                h.irq_fn && !later_boundary;
+            if (first_boundary) {
+                t.irq_at_first_boundary = irq_ok;
+                first_boundary = false;
+            }
             const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && h.nmi_fn;
             const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
             unsigned targets[max_cpus];

@@ -406,6 +406,8 @@ struct model_env {
     }
     // A spin-loop iteration (Relacy: a yield; dpor: a failed iteration, see dpor/README.md).
     static void cpu_relax(src_loc loc = {}) { engine::spin(loc); }
+    // Scenario side: a task's next round begins (kernel_config::irq_rounds_interchangeable).
+    static void round_boundary() { k().round_boundary(); }
     template <class T>
     static void declare_cpu_local(atomic<T>& a, unsigned cpu) {
         a.local_.owner = static_cast<int>(cpu);

@@ -158,6 +158,12 @@ void add_check(std::string name, std::string algorithm, std::string variant, std
                typename Scenario::params p) {
     check c{std::move(name),   std::move(algorithm), std::move(variant),
             std::move(config), budgets_of(p.kernel), {}};
+    kernel_config k = p.kernel;
+    k.nr_tasks = Scenario::tasks;
+    if (const std::string why = validate_symmetry(k); !why.empty())
+        throw std::logic_error("check " + c.name +
+                               " declares its IRQ rounds interchangeable with " + why);
+    c.symmetric = k.irq_rounds_interchangeable;
     for (const engine_runner& r : engine_runners) {
         if (r.needs_lkmm_ready && !is_lkmm_ready<Scenario>::value) continue;
         std::vector<std::string> classes = classes_of<Scenario>(p.kernel, r);

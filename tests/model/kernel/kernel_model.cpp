@@ -381,6 +381,41 @@ struct cpu_state_handoff : scenario_base {
     }
 };
 
+// A declared symmetry (kernel_config::irq_rounds_interchangeable): one CPU, a task of two rounds
+// of one write each, one IRQ. Mode 0: the handler runs the task's round, as declared; the IRQ
+// can come at the first round (a boundary), at the second (a boundary) or at the task's end (one),
+// or never: 4 executions, of which the search explores 2 (at the first boundary, and never;
+// `--no-symmetry` all 4). Mode 1, the twin: the handler writes something else though the
+// symmetry is declared; only an IRQ after the last round leaves its value, so the search with
+// the symmetry passes and the one without finds "irq-last" (tests/cli/symmetry_test.cpp: a
+// wrong declaration is caught by comparing the two searches, as the test does for every check
+// that declares one).
+struct irq_rounds : scenario_base {
+    static constexpr const char* properties[] = {"irq-last"};
+    static constexpr unsigned tasks = 1;
+    static constexpr bool lkmm_ready = true;
+    using params = kparams;
+    E::atomic<int> a{0};
+    int rounds_run = 0;  // only the task's thread (and its IRQ) touch it
+    int mode;
+    explicit irq_rounds(const params& p) : mode(p.mode) { E::set_irq_handler(0, on_irq, this); }
+    static void on_irq(unsigned, void* self) {
+        auto* s = static_cast<irq_rounds*>(self);
+        if (s->mode == 0) return s->round();
+        E::write_once(s->a, 100);
+    }
+    void round() { E::write_once(a, ++rounds_run); }
+    void task(unsigned) {
+        for (int r = 0; r < 2; ++r) {
+            E::round_boundary();
+            round();
+        }
+    }
+    void after() {
+        expect(E::peek(a) != 100, "irq-last", "the IRQ handler's write came after every round");
+    }
+};
+
 template <class S>
 void add(const std::string& name, const std::string& what, kernel_config k, int mode) {
     kparams p;
@@ -446,6 +481,12 @@ void register_checks() {
     kernel_config irq2 = one_cpu();
     irq2.irq_budget[0] = 2;
     add<back_to_back_irqs>("back-to-back-irqs", "1 cpu, 2 IRQs, one window", irq2, 0);
+    kernel_config irq1_rounds = irq1;
+    irq1_rounds.irq_rounds_interchangeable = true;
+    add<irq_rounds>("irq-rounds-interchangeable",
+                    "1 cpu, 1 IRQ, 2 rounds; symmetry: the IRQ runs a round", irq1_rounds, 0);
+    add<irq_rounds>("irq-rounds-misdeclared",
+                    "the same symmetry declared, the IRQ runs other code (twin)", irq1_rounds, 1);
     add<bad_program>("unbounded-loop", "a wait without cpu_relax on a value nobody writes",
                      two_plain, 0);
     add<bad_program>("abba-deadlock", "2 cpus take two spinlocks in opposite orders", two_plain, 1);

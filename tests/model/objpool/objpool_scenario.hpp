@@ -127,6 +127,9 @@ struct objpool_scenario : scenario_base {
     const bool lb = E::load_buffering();
 
     explicit objpool_scenario(const params& pr) : p(pr) {
+        // A task round that pushes another object than it popped is not the IRQ's round.
+        expect(!(p.swap && p.kernel.irq_rounds_interchangeable), "harness",
+               "IRQ rounds declared interchangeable with task rounds that swap objects");
         const int rc = pool.init(p.nr_objs, sizeof(object), objinit, this, on_release);
         expect(rc == 0, "init", "objpool init failed: %d", rc);
         const cpumask possible = E::possible_mask();
@@ -231,7 +234,10 @@ struct objpool_scenario : scenario_base {
 
     void task(unsigned t) {
         const unsigned rounds = t < 3 && p.task_rounds[t] ? p.task_rounds[t] : p.rounds;
-        for (unsigned r = 0; r < rounds; ++r) round(true);
+        for (unsigned r = 0; r < rounds; ++r) {
+            E::round_boundary();  // the IRQ handler's round is this code (interchangeable)
+            round(true);
+        }
         if (p.swap) give_back_spare(t);
     }
 
@@ -342,6 +348,7 @@ inline std::string describe(const objpool_params& p, unsigned tasks) {
         s += ", " + std::to_string(p.kernel.migration_budget) + " migration(s)";
     if (!p.payload) s += ", no payload";
     if (p.swap) s += ", each round pushes the previous round's object";
+    if (p.kernel.irq_rounds_interchangeable) s += ", symmetry: IRQ and task rounds interchangeable";
     return s;
 }
 
@@ -377,6 +384,15 @@ inline objpool_params with_irqs(objpool_params p, std::uint64_t cpus) {
     for (unsigned c = 0; c < max_cpus; ++c)
         if (cpumask(cpus).test(c)) p.kernel.irq_budget[c] = 1;
     p.irq_round = true;
+    return p;
+}
+
+// with_irqs, declaring the symmetry it has (kernel_config::irq_rounds_interchangeable): the IRQ
+// handler runs round(), the code of a task's round (not under params::swap, where a task's round
+// differs), so an IRQ between two of a task's rounds is explored at the task's start only.
+inline objpool_params with_symmetric_irqs(objpool_params p, std::uint64_t cpus) {
+    p = with_irqs(p, cpus);
+    p.kernel.irq_rounds_interchangeable = !p.swap;
     return p;
 }
 
@@ -430,6 +446,12 @@ inline std::vector<config> ladder() {
     // Three CPUs, one object each, and an IRQ round on cpu0: its pop empties cpu0's slot in the
     // middle of the task's round, so someone steals.
     l.push_back({"c3-o3-irq", 3, with_irqs(make(0b111, 3, 1), 0b1)});
+    // An IRQ round on every CPU, with the symmetry declared (an IRQ between a task's rounds is
+    // explored at the task's start only; `kverify run --no-symmetry` explores every position):
+    // on two CPUs (its full search in seconds: tests compare both), and on three (c3-o2-irq3,
+    // exhaustive in the full tier).
+    l.push_back({"c2-o2-irq2", 2, with_symmetric_irqs(make(0b11, 2, 1), 0b11)});
+    l.push_back({"c3-o2-irq3", 3, with_symmetric_irqs(make(0b111, 2, 1), 0b111)});
     // Two rounds with an IRQ round on cpu0, with two objects and with one.
     l.push_back({"c2-o2-r2-irq", 2, with_irqs(make(0b11, 2, 2), 0b1)});
     l.push_back({"c2-o1-r2-irq", 2, with_irqs(make(0b11, 1, 2), 0b1)});
