@@ -38,6 +38,10 @@ row_result result_of(const table_row& row, const check& c, const verdict& v) {
 int cmd_verify(const verify_options& o) {
     const auto t0 = std::chrono::steady_clock::now();
     check_outputs(o.report);
+    if (o.repin && o.budget.no_symmetry)
+        throw usage_error(
+            "--repin with --no-symmetry: the counts would be of another search than the rows' "
+            "(a check that declares a symmetry is pinned with it)");
 
     // The rows: the table's, selected, then this shard's.
     const table t = load_table(o.expected);

@@ -124,15 +124,22 @@ TEST_F(symmetry, a_misdeclared_symmetry_hides_a_violation_that_the_full_search_f
     EXPECT_NE(with.out.find("verdict: pass"), std::string::npos) << with.out;
     const result without =
         kverify({"run", "kernel/irq-rounds-misdeclared", "--engine", "dpor-rc11", "--no-symmetry"});
-    EXPECT_NE(without.status, 0) << without.out;
+    EXPECT_EQ(without.status, 1) << without.out;
     EXPECT_NE(without.out.find("verdict: irq-last"), std::string::npos) << without.out;
 }
 
-TEST_F(symmetry, no_symmetry_on_a_check_that_declares_none_is_refused) {
+TEST_F(symmetry, no_symmetry_on_a_check_that_declares_none_or_with_repin_is_refused) {
     const result r =
         kverify({"run", "kernel/back-to-back-irqs", "--engine", "dpor-rc11", "--no-symmetry"});
     EXPECT_EQ(r.status, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("declares no symmetry"), std::string::npos) << r.err;
+    const std::string t = rows_table({{"kernel/irq-rounds-interchangeable", "dpor-rc11"}});
+    const std::string before = slurp(t);
+    const result p =
+        kverify({"verify", "--expected", t, "--tier", "all", "--no-symmetry", "--repin"});
+    EXPECT_EQ(p.status, 2) << p.out << p.err;
+    EXPECT_NE(p.err.find("--repin with --no-symmetry"), std::string::npos) << p.err;
+    EXPECT_EQ(slurp(t), before) << "the table is left as it was";
 }
 
 }  // namespace
