@@ -388,11 +388,12 @@ inline objpool_params with_irqs(objpool_params p, std::uint64_t cpus) {
 }
 
 // with_irqs, declaring the symmetry it has (kernel_config::irq_rounds_interchangeable): the IRQ
-// handler runs round(), the code of a task's round (not under params::swap, where a task's round
-// differs), so an IRQ between two of a task's rounds is explored at the task's start only.
+// handler runs round(), the code of a task's round, so an IRQ between two of a task's rounds is
+// explored at the task's start only. Not with params::swap, where a task's round differs (the
+// scenario's constructor refuses the two together).
 inline objpool_params with_symmetric_irqs(objpool_params p, std::uint64_t cpus) {
     p = with_irqs(p, cpus);
-    p.kernel.irq_rounds_interchangeable = !p.swap;
+    p.kernel.irq_rounds_interchangeable = true;
     return p;
 }
 
