@@ -54,30 +54,42 @@ bool atomic_op(const event& e, const thread_rt& x) {
     return e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op);
 }
 
+void sort_unique(dep_list& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
 // The dependencies a new event of thread x gets (sorted, without repeats), or false if none.
-bool collect_deps(const thread_rt& x, bool with_data, dep_rec& d) {
+bool collect_deps(thread_rt& x, bool with_data, dep_rec& d) {
     d.addr = x.pending_addr;
     if (with_data) d.data = x.pending_data;
     const std::size_t from = x.handlers.empty() ? 0 : x.handlers.back();
     if (from < x.ctrl_frames.size())
         d.ctrl.assign(x.ctrl_ids.begin() + std::ptrdiff_t(x.ctrl_frames[from]), x.ctrl_ids.end());
-    d.opaque = x.opaque;
-    for (auto* v : {&d.addr, &d.data, &d.ctrl, &d.opaque}) {
-        std::sort(v->begin(), v->end());
-        v->erase(std::unique(v->begin(), v->end()), v->end());
+    for (auto* v : {&d.addr, &d.data, &d.ctrl}) sort_unique(*v);
+    if (x.opaque.size() != x.opaque_at) {  // the program added to it since
+        auto node = std::make_shared<opaque_list_node>();
+        node->added.assign(x.opaque.begin() + std::ptrdiff_t(x.opaque_at), x.opaque.end());
+        sort_unique(node->added);
+        node->all = x.opaque;
+        sort_unique(node->all);
+        node->parent = std::move(x.opaque_shared);
+        x.opaque_shared = std::move(node);
+        x.opaque_at = x.opaque.size();
     }
-    return !d.addr.empty() || !d.data.empty() || !d.ctrl.empty() || !d.opaque.empty();
+    d.opaque = x.opaque_shared;
+    return !d.addr.empty() || !d.data.empty() || !d.ctrl.empty() || d.opaque;
 }
 }  // namespace
 
 void explorer::annotate(event& e, bool with_data) {
-    const thread_rt& x = th_[cur_];
+    thread_rt& x = th_[cur_];
     e.prim = x.pending_kind;
     e.op = atomic_op(e, x);
     if (opt_.model != memory_model::lkmm) return;  // only the LKMM reads dependencies
     dep_rec d;
     if (!collect_deps(x, with_data, d)) return;
-    g().deps.push_back(std::move(d));
+    g().deps.push_back(std::make_shared<const dep_rec>(std::move(d)));
     e.deps = std::uint32_t(g().deps.size());
 }
 
@@ -85,13 +97,16 @@ void explorer::annotate(event& e, bool with_data) {
 // graph depends on it, so a program that declares other dependencies for the same event depends
 // on something outside the engine.
 void explorer::check_annotation(const event& e, bool with_data) {
-    const thread_rt& x = th_[cur_];
+    thread_rt& x = th_[cur_];
     bool same = e.prim == x.pending_kind && e.op == atomic_op(e, x);
     if (same && opt_.model == memory_model::lkmm) {
         dep_rec d;
         const bool any = collect_deps(x, with_data, d);
         const dep_rec* have = g().deps_of(e);
         same = any ? have && *have == d : have == nullptr;
+        // The graph's copy of the thread's opaque list serves the events that follow (equal
+        // lists compared by address from here on, and walked once: lb.cpp).
+        if (same && have && have->opaque) x.opaque_shared = have->opaque;  // (all equal)
     }
     if (!same && opt_.model == memory_model::lkmm)  // a replay that went another way (lb.cpp)
         diverged(std::string("a replayed event at ") + e.where.file + ":" +

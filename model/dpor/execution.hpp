@@ -227,6 +227,9 @@ struct thread_rt {
     std::vector<std::uint32_t> ctrl_ids;
     std::vector<std::size_t> ctrl_frames;
     std::vector<std::uint32_t> opaque;  // rt::depend_after: every later event depends on these
+    // opaque's first opaque_at reads, as the events annotated share them (graph.hpp)
+    std::shared_ptr<const opaque_list_node> opaque_shared;
+    std::size_t opaque_at = 0;
     std::vector<std::size_t> handlers;  // rt::handler_begin: where each handler's ctrl frames start
     std::uint32_t last_access = 0;
     // rt::await_next: the await declared for the next read, and what the last awaited read

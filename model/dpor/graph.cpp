@@ -117,10 +117,11 @@ void shift_refs(graph& g, unsigned t, std::uint32_t i, int delta) {
     for (event& e : g.th[t])
         if (e.deps && !seen[e.deps - 1]) {
             seen[e.deps - 1] = 1;
-            dep_rec& d = g.deps[e.deps - 1];
+            dep_rec d = *g.deps[e.deps - 1];  // (shared with the graph's copies)
             for (auto* v : {&d.addr, &d.data, &d.ctrl})
                 for (std::uint32_t& k : *v)
                     if (k >= i) k = std::uint32_t(int(k) + delta);
+            g.deps[e.deps - 1] = std::make_shared<const dep_rec>(std::move(d));
         }
     if (t == 0 && g.spawn_at != UINT32_MAX && g.spawn_at >= i)
         g.spawn_at = std::uint32_t(int(g.spawn_at) + delta);

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -116,20 +118,53 @@ struct event {
     }
 };
 
-// The dependencies of one event (LKMM): earlier reads of its own thread, by index.
-// `opaque`: reads whose values reached the program's own state (rt::depend_after): the event may
-// depend on them in ways the program cannot say; the exploration treats it as dependent, the
-// LKMM's axioms do not (no ordering comes from it).
+using dep_list = std::vector<std::uint32_t>;
+
+// The reads of a thread whose values reached the program's own state (rt::depend_after) up to an
+// event: every later event of the thread carries the list until the program adds to it, so the
+// events share one immutable copy, made from the one before it (`parent`) and the reads the
+// program added since (the list grows with the run: copied per event, and walked whole per
+// event, it made the dependency walks of lb.cpp, and each copy of a graph, quadratic in the
+// thread's length).
+struct opaque_list_node {
+    std::shared_ptr<const opaque_list_node> parent;  // null: none before
+    dep_list added;                                  // what this one adds to parent's list
+    dep_list all;  // parent's list and added, sorted, without repeats
+    // lb.cpp, dependency_prefix: the walk that last passed here (a walk stops at a node it
+    // passed: it went on to the parents from there)
+    mutable std::atomic<std::uint64_t> walked{0};
+};
+
+// The dependencies of one event (LKMM): earlier reads of its own thread, by index, sorted.
+// `opaque`: reads whose values reached the program's own state: the event may depend on them in
+// ways the program cannot say; the exploration treats it as dependent, the LKMM's axioms do not
+// (no ordering comes from it). Null: none.
 struct dep_rec {
-    std::vector<std::uint32_t> addr, data, ctrl, opaque;
+    dep_list addr, data, ctrl;
+    std::shared_ptr<const opaque_list_node> opaque;
+    const dep_list& opaque_list() const {
+        static const dep_list none;
+        return opaque ? opaque->all : none;
+    }
+    // f(list) for each of the four lists
+    template <class F>
+    void for_each_list(F f) const {
+        f(addr);
+        f(data);
+        f(ctrl);
+        f(opaque_list());
+    }
     friend bool operator==(const dep_rec& a, const dep_rec& b) {
-        return a.addr == b.addr && a.data == b.data && a.ctrl == b.ctrl && a.opaque == b.opaque;
+        return a.addr == b.addr && a.data == b.data && a.ctrl == b.ctrl &&
+               (a.opaque == b.opaque || a.opaque_list() == b.opaque_list());
     }
 };
 
 struct graph {                           // (a member added here is copied by assign() too)
     std::vector<std::vector<event>> th;  // events per thread
-    std::vector<dep_rec> deps;           // event::deps points here (only filled under the LKMM)
+    // event::deps points here (only filled under the LKMM). A record is not changed once made
+    // (graph.cpp: shift_refs makes a new one), so the copies of a graph share them.
+    std::vector<std::shared_ptr<const dep_rec>> deps;
     std::unordered_map<std::uintptr_t, std::vector<eid>> co;  // writes per location, in co order
     std::uint32_t next_stamp = 1;
     // Events of the harness (thread 0) before it spawned the tasks; the tasks start after the
@@ -139,7 +174,9 @@ struct graph {                           // (a member added here is copied by as
     // (each write's place in coherence order is its `arg` until then).
     bool partial = false;
 
-    const dep_rec* deps_of(const event& e) const { return e.deps ? &deps[e.deps - 1] : nullptr; }
+    const dep_rec* deps_of(const event& e) const {
+        return e.deps ? deps[e.deps - 1].get() : nullptr;
+    }
     event& at(eid e) { return th[e.t][e.i]; }
     const event& at(eid e) const { return th[e.t][e.i]; }
     std::size_t size() const {

@@ -75,6 +75,10 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
     in[w.t][w.i] = 1;
     // Per thread, the events before this place were looked at for cas reads and choices.
     std::vector<std::uint32_t> scanned(nthreads_, 0);
+    // The opaque lists are walked added part by added part, to a part walked already (graph.hpp,
+    // opaque_list_node): this walk's number marks them.
+    static std::atomic<std::uint64_t> walks{0};
+    const std::uint64_t walk = walks.fetch_add(1, std::memory_order_relaxed) + 1;
     auto add = [&](eid x) {
         if (!x.valid() || x.i >= in[x.t].size() || in[x.t][x.i]) return;
         in[x.t][x.i] = 1;
@@ -86,9 +90,15 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
         const event& e = gr.at(x);
         if (e.is_read()) add(e.rf);
         if (e.is_write() && e.rmw != rmw_op::none && x.i > 0) add(eid{x.t, x.i - 1});
-        if (const dep_rec* d = gr.deps_of(e))
-            for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque})
+        if (const dep_rec* d = gr.deps_of(e)) {
+            for (const auto* v : {&d->addr, &d->data, &d->ctrl})
                 for (std::uint32_t k : *v) add(eid{x.t, k});
+            for (const opaque_list_node* o = d->opaque.get();
+                 o && o->walked.load(std::memory_order_relaxed) != walk; o = o->parent.get()) {
+                o->walked.store(walk, std::memory_order_relaxed);
+                for (std::uint32_t k : o->added) add(eid{x.t, k});
+            }
+        }
         // Where x is in its thread depends on every cas before it (its write half comes or
         // goes with its outcome) and on every choice before it (it picks the way).
         for (std::uint32_t k = scanned[x.t]; k < x.i; ++k) {
@@ -119,9 +129,10 @@ std::vector<std::vector<char>> explorer::dependents(eid r) const {
                     dep = true;
                 if (x.is_write() && x.rmw != rmw_op::none && i > 0 && d[t][i - 1]) dep = true;
                 if (const dep_rec* dr = gr.deps_of(x))
-                    for (const auto* v : {&dr->addr, &dr->data, &dr->ctrl, &dr->opaque})
-                        for (std::uint32_t k : *v)
+                    dr->for_each_list([&](const dep_list& v) {
+                        for (std::uint32_t k : v)
                             if (k < i && d[t][k]) dep = true;
+                    });
                 if (dep && !d[t][i]) {
                     d[t][i] = 1;
                     changed = true;
@@ -161,15 +172,14 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
                              i + 1 < keep[t].size() && !keep[t][i + 1]);
                 if (!drop)  // (the first dependency not kept decides)
                     if (const dep_rec* d = gr.deps_of(x))
-                        for (const auto* v : {&d->addr, &d->data, &d->ctrl, &d->opaque}) {
-                            if (v->empty() || v->back() < gap) continue;
-                            for (std::uint32_t k : *v)
+                        d->for_each_list([&](const dep_list& v) {
+                            if (drop || v.empty() || v.back() < gap) return;
+                            for (std::uint32_t k : v)
                                 if (k < keep[t].size() && !keep[t][k]) {
                                     drop = true;
                                     break;
                                 }
-                            if (drop) break;
-                        }
+                        });
                 if (drop) {
                     keep[t][i] = 0;
                     gap = std::min(gap, i);
@@ -189,8 +199,11 @@ void explorer::lkmm_revisits(eid w) {
     if (we.init) return;
     const loc_rt& l = locs_.at(we.loc);
     const graph& gr = g();
-    const vclock pw = graph_porf(w);
-    const std::vector<std::vector<char>> dprefix = dependency_prefix(w);
+    // w's porf and dependency prefixes: made for the first read that passes the cheap tests
+    // below (most writes have none).
+    vclock pw;
+    std::vector<std::vector<char>> dprefix;
+    bool prefixes = false;
     std::vector<eid> readers = l.readers;
     std::vector<std::vector<char>> keep;  // per candidate, reused
     for (eid r : readers) {
@@ -207,6 +220,11 @@ void explorer::lkmm_revisits(eid w) {
         if (re.kind != ek::read) continue;
         // A read added after w (a hole filled later in the same run) had w among its choices.
         if (re.stamp > we.stamp) continue;
+        if (!prefixes) {
+            pw = graph_porf(w);
+            dprefix = dependency_prefix(w);
+            prefixes = true;
+        }
         // An RMW whose write half w depends on: r reading w closes rf ; rmw into a cycle through
         // w's prefix. Were r to succeed, each RMW would have to be just after the other in co
         // (atomicity); were it to fail, the write half w depends on would be gone. No such
@@ -273,7 +291,7 @@ namespace {
 // run again for each of its alternatives, would carry and copy the records of every run.
 void drop_unused_deps(graph& gr) {
     std::vector<std::uint32_t> to(gr.deps.size(), 0);  // old record + 1 -> new record + 1
-    std::vector<dep_rec> kept;
+    std::vector<std::shared_ptr<const dep_rec>> kept;
     for (auto& t : gr.th)
         for (event& e : t) {
             if (!e.deps) continue;

@@ -12,386 +12,34 @@
 #include <algorithm>
 
 #include "model/dpor/consistency.hpp"
+#include "model/dpor/lkmm_frame.hpp"
 
 namespace kverify::dpor::detail {
 
-namespace {
-
-enum tag : std::uint32_t {
-    t_r = 1u << 0,       // a read (RMW read halves, lock reads, failed cas reads included)
-    t_w = 1u << 1,       // a write (init, RMW write halves, unlocks included)
-    t_f = 1u << 2,       // a fence
-    t_iw = 1u << 3,      // an initial write (a location's constructor)
-    t_once = 1u << 4,    // ONCE
-    t_acq = 1u << 5,     // ACQUIRE (before the bell's filter)
-    t_rel = 1u << 6,     // RELEASE (before the filter)
-    t_mb = 1u << 7,      // MB (before the filter)
-    t_noret = 1u << 8,   // NORETURN
-    t_rmw = 1u << 9,     // an event of an RMW instruction (both halves, and a failed cas's read)
-    t_lkr = 1u << 10,    // spin_lock's read half
-    t_lkw = 1u << 11,    // spin_lock's write half
-    t_ul = 1u << 12,     // spin_unlock
-    t_lf = 1u << 13,     // a failed trylock
-    t_scacc = 1u << 14,  // a seq_cst load or store of the engine's own: between two smp_mb()
-    t_plain = 1u << 15,  // a plain access
-    t_fmb = 1u << 16,
-    t_frmb = 1u << 17,
-    t_fwmb = 1u << 18,
-    t_fba = 1u << 19,   // smp_mb__before_atomic
-    t_faa = 1u << 20,   // smp_mb__after_atomic
-    t_fas = 1u << 21,   // smp_mb__after_spinlock
-    t_faul = 1u << 22,  // smp_mb__after_unlock_lock
-    t_fbar = 1u << 23,  // barrier()
-};
-
-std::uint32_t access_tag(lk p) {
-    switch (p) {
-        case lk::once:
-            return t_once;
-        case lk::acquire:
-            return t_acq;
-        case lk::release:
-            return t_rel;
-        case lk::mb:
-            return t_mb;
-        case lk::noreturn:
-            return t_noret;
-        default:
-            return 0;
-    }
-}
-
-// The LKMM tags of one graph event (its kind, its primitive, and for `automatic` its C11 order).
-std::uint32_t tags_of(const event& e) {
-    if (e.kind == ek::fence) {
-        switch (e.prim) {
-            case lk::f_mb:
-                return t_f | t_fmb;
-            case lk::f_rmb:
-                return t_f | t_frmb;
-            case lk::f_wmb:
-                return t_f | t_fwmb;
-            case lk::f_before_atomic:
-                return t_f | t_fba;
-            case lk::f_after_atomic:
-                return t_f | t_faa;
-            case lk::f_after_spinlock:
-                return t_f | t_fas;
-            case lk::f_after_unlock_lock:
-                return t_f | t_faul;
-            case lk::f_barrier:
-                return t_f | t_fbar;
-            default:
-                break;
-        }
-        switch (e.order) {  // automatic: the C11 fences of the primitive mapping
-            case mo::seq_cst:
-            case mo::acq_rel:
-                return t_f | t_fmb;
-            case mo::acquire:
-                return t_f | t_frmb;
-            case mo::release:
-                return t_f | t_fwmb;
-            default:
-                return t_f | t_fbar;
-        }
-    }
-    std::uint32_t t = e.is_read() ? t_r : t_w;
-    if (e.init) return t | t_iw;
-    if (e.order == mo::plain) return t | t_plain;
-    const bool rmw = e.rmw != rmw_op::none;
-    switch (e.prim) {   // lock events are not RMW instructions' events (lock.cat)
-        case lk::lock:  // a failed attempt (trylock) reads without ordering: LF
-            if (e.is_read() && !e.rmw_succeeds()) return t | t_lf;
-            return t | (e.is_read() ? t_lkr : t_lkw);
-        case lk::unlock:
-            return t | t_ul;
-        case lk::lock_fail:
-            return t | t_lf;
-        default:
-            break;
-    }
-    if (rmw) t |= t_rmw;
-    if (e.prim != lk::automatic) return t | access_tag(e.prim);
-    if (rmw) {
-        if (e.full || e.order == mo::seq_cst) return t | t_mb;
-        if (e.order == mo::acq_rel) return t | (e.is_read() ? t_acq : t_rel);
-        if (e.order == mo::acquire) return t | t_acq;
-        if (e.order == mo::release) return t | t_rel;
-        return t | t_once;
-    }
-    const mo o = e.is_read() ? e.read_order() : e.order;
-    if (o == mo::acquire) return t | t_acq;
-    if (o == mo::release) return t | t_rel;
-    if (o == mo::seq_cst) return t | t_once | t_scacc;
-    return t | t_once;
-}
-
-// The events of a graph numbered for the relations: each access and fence (a copy, with the
-// write it reads and the value it reads as the graph being checked has them), its tags, the
-// coherence order of the numbered writes, and the spawn point.
-struct frame {
-    std::size_t n = 0;
-    std::vector<eid> ids;
-    std::vector<event> evs;
-    std::vector<std::uint32_t> tags;
-    std::vector<std::vector<std::size_t>> index;  // per thread, per event: its number or npos
-    std::vector<std::vector<std::size_t>> co;     // per location, its writes' numbers in co order
-    std::uint32_t spawn_at = UINT32_MAX;
-    static constexpr std::size_t npos = ~std::size_t{0};
-
-    evset set(std::uint32_t any_of) const {
-        evset s(n);
-        for (std::size_t k = 0; k < n; ++k)
-            if (tags[k] & any_of) s.add(k);
-        return s;
-    }
-    std::size_t num(eid e) const {
-        return e.valid() && e.t < index.size() && e.i < index[e.t].size() ? index[e.t][e.i] : npos;
-    }
-};
-
-// Numbers the events of g, or with `keep` the events of the graph a load-buffering revisit of
-// read r by write w builds from g (lb.cpp): the kept ones (keep[t][i], no hole), a kept read
-// whose write is not kept reading the newest kept write instead, and r reading w; the graph
-// cut_to_keep, repoint_lost_reads and the new reads-from would make of a copy of g.
-frame number_events(const graph& g, const std::vector<std::vector<char>>* keep, eid r, eid w) {
-    frame f;
-    f.index.resize(g.th.size());
-    auto kept = [&](unsigned t, std::uint32_t i) {
-        return !keep || (i < (*keep)[t].size() && (*keep)[t][i] && g.th[t][i].kind != ek::hole);
-    };
-    f.spawn_at = g.spawn_at;
-    if (keep && !g.th.empty() && f.spawn_at != UINT32_MAX) {
-        std::uint32_t len = 0;  // thread 0's length once cut
-        for (std::uint32_t i = 0; i < g.th[0].size(); ++i)
-            if (kept(0, i)) len = i + 1;
-        if (len < f.spawn_at) f.spawn_at = UINT32_MAX;
-    }
-    for (unsigned t = 0; t < g.th.size(); ++t) {
-        f.index[t].assign(g.th[t].size(), frame::npos);
-        for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
-            const event& e = g.th[t][i];
-            if (!e.is_access() && e.kind != ek::fence) continue;
-            if (!kept(t, i)) continue;
-            f.index[t][i] = f.n++;
-            f.ids.push_back(eid{std::uint16_t(t), i});
-            f.evs.push_back(e);
-        }
-    }
-    f.co.reserve(g.co.size());
-    for (const auto& kv : g.co) {
-        std::vector<std::size_t> list;
-        list.reserve(kv.second.size());
-        for (eid x : kv.second)
-            if (f.num(x) != frame::npos) list.push_back(f.num(x));
-        if (!list.empty()) f.co.push_back(std::move(list));
-    }
-    if (keep) {
-        // The newest kept write of each location, for the reads whose write is gone.
-        for (std::size_t k = 0; k < f.n; ++k) {
-            event& e = f.evs[k];
-            if (!e.is_read() || f.num(e.rf) != frame::npos) continue;
-            const auto& list = g.co.at(e.loc);
-            for (std::size_t j = list.size(); j-- > 0;)
-                if (f.num(list[j]) != frame::npos) {
-                    e.rf = list[j];
-                    e.val = f.evs[f.num(list[j])].val;
-                    break;
-                }
-        }
-        // (A cas dropped before r in its thread drops r too, lb.cpp: close_keep; the graph is
-        // then checked without it, and the revisit is refused when it is applied.)
-        if (f.num(r) != frame::npos) {
-            event& re = f.evs[f.num(r)];
-            re.rf = w;
-            re.val = g.at(w).val;
-        }
-    }
-    f.tags.reserve(f.n);
-    for (const event& e : f.evs) f.tags.push_back(tags_of(e));
-    return f;
-}
-
-}  // namespace
+using namespace lkmm_impl;
 
 namespace {
 
-using dfs_stack = std::vector<std::pair<std::uint32_t, std::size_t>>;
-
-// Whether the graph on nodes 0..n-1 with successor lists `adj` has no cycle: depth-first search
-// with colours (0 unseen, 1 on the stack, 2 done), in buffers the caller reuses.
-bool adjacency_acyclic(const std::vector<std::vector<std::uint32_t>>& adj, std::size_t n,
-                       std::vector<std::uint8_t>& colour, dfs_stack& stack) {
-    colour.assign(n, 0);
-    for (std::uint32_t s = 0; s < n; ++s) {
-        if (colour[s]) continue;
-        colour[s] = 1;
-        stack.assign(1, {s, 0});
-        while (!stack.empty()) {
-            auto& [v, next] = stack.back();
-            if (next == adj[v].size()) {
-                colour[v] = 2;
-                stack.pop_back();
-                continue;
-            }
-            const std::uint32_t u = adj[v][next++];
-            if (colour[u] == 1) return false;
-            if (colour[u] == 0) {
-                colour[u] = 1;
-                stack.emplace_back(u, 0);
-            }
-        }
-    }
-    return true;
-}
-
-// Coherence (acyclic po-loc | spawn-join-loc | rf | co | fr) location by location, on a graph
-// with an edge set reduced to what makes the same cycles: program order and coherence between
-// neighbours, fr from a read to the write right after the one it reads, spawn and join through
-// one node each. Every edge found is one of the relations' (or a path of them), so a cycle
-// here is one of the axiom's; a graph that passes is checked again with the relations below.
-// Cheap where those cost a relation over every pair of events, and most revisit candidates
-// fail here.
-bool coherence_may_hold(const frame& f) {
-    const std::size_t n = f.n;
-    std::vector<std::pair<std::uintptr_t, std::uint32_t>> acc;  // (location, number)
-    acc.reserve(n);
-    for (std::size_t k = 0; k < n; ++k)
-        if (f.evs[k].is_access()) acc.emplace_back(f.evs[k].loc, std::uint32_t(k));
-    std::sort(acc.begin(), acc.end());  // by location, then thread and program order
-    std::vector<std::uint32_t> co_next(n, UINT32_MAX);  // the next write in coherence
-    for (const auto& list : f.co)
-        for (std::size_t j = 0; j + 1 < list.size(); ++j)
-            co_next[list[j]] = std::uint32_t(list[j + 1]);
-    std::vector<std::uint32_t> local(n, UINT32_MAX);
-    std::vector<std::vector<std::uint32_t>> adj;
-    std::vector<std::uint8_t> colour;
-    dfs_stack stack;
-    const bool spawned = f.spawn_at != UINT32_MAX;
-    for (std::size_t b = 0, e = 0; b < acc.size(); b = e) {
-        for (e = b; e < acc.size() && acc[e].first == acc[b].first; ++e)
-            local[acc[e].second] = std::uint32_t(e - b);
-        const std::uint32_t m = std::uint32_t(e - b), spawn = m, join = m + 1;
-        adj.assign(m + 2, {});
-        auto edge = [&](std::uint32_t from_num, std::uint32_t to_num) {
-            if (from_num < n && to_num < n && local[from_num] < m && local[to_num] < m &&
-                f.evs[from_num].loc == acc[b].first && f.evs[to_num].loc == acc[b].first)
-                adj[local[from_num]].push_back(local[to_num]);
-        };
-        for (std::size_t x = b; x < e; ++x) {
-            const std::uint32_t k = acc[x].second;
-            const eid id = f.ids[k];
-            if (x + 1 < e && f.ids[acc[x + 1].second].t == id.t) edge(k, acc[x + 1].second);
-            if (co_next[k] != UINT32_MAX) edge(k, co_next[k]);
-            const event& ev = f.evs[k];
-            if (ev.is_read()) {
-                const std::size_t w = f.num(ev.rf);
-                if (w != frame::npos) {
-                    edge(std::uint32_t(w), k);
-                    if (co_next[w] != UINT32_MAX) edge(k, co_next[w]);
-                }
-            }
-            if (spawned) {
-                if (id.t == 0 && id.i < f.spawn_at) adj[x - b].push_back(spawn);
-                if (id.t == 0 && id.i >= f.spawn_at) adj[join].push_back(std::uint32_t(x - b));
-                if (id.t != 0) {
-                    adj[spawn].push_back(std::uint32_t(x - b));
-                    adj[x - b].push_back(join);
-                }
-            }
-        }
-        if (!adjacency_acyclic(adj, m + 2, colour, stack)) return false;
-        for (std::size_t x = b; x < e; ++x) local[acc[x].second] = UINT32_MAX;
-    }
-    return true;
-}
-
-// The same for the graph a load-buffering revisit builds from g (see lkmm_revisit_consistent),
-// without building it, and only at the locations whose reads change there: r's, and those of
-// the kept reads whose write is not kept (they read the newest kept write instead). Spawn and
-// join are left out. Every edge is one of the candidate graph's (or a path of them), so a cycle
-// here is one of the axiom's; elsewhere the kept graph's coherence is what it was, and the full
-// check sees all of it.
-bool revisit_coherence_may_hold(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
-                                eid w) {
-    auto kept = [&](eid x) {
-        return x.valid() && x.t < keep.size() && x.i < keep[x.t].size() && keep[x.t][x.i] &&
-               g.at(x).kind != ek::hole;
-    };
-    thread_local std::vector<std::uintptr_t> locs;
-    thread_local std::vector<eid> members, co_list;
-    thread_local std::vector<std::vector<std::uint32_t>> adj;
-    thread_local std::vector<std::uint32_t> co_succ;
-    thread_local std::vector<std::uint8_t> colour;
-    thread_local dfs_stack stack;
-    locs.assign(1, g.at(r).loc);
-    for (unsigned t = 0; t < g.th.size(); ++t)
-        for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
-            const event& e = g.th[t][i];
-            if (e.is_read() && kept(eid{std::uint16_t(t), i}) && !kept(e.rf) &&
-                std::find(locs.begin(), locs.end(), e.loc) == locs.end())
-                locs.push_back(e.loc);
-        }
-    auto less = [](eid a, eid b) { return a.t != b.t ? a.t < b.t : a.i < b.i; };
-    for (const std::uintptr_t loc : locs) {
-        members.clear();
-        for (unsigned t = 0; t < g.th.size(); ++t)
-            for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
-                const eid x{std::uint16_t(t), i};
-                if (g.th[t][i].is_access() && g.th[t][i].loc == loc && kept(x))
-                    members.push_back(x);
-            }
-        const std::uint32_t m = std::uint32_t(members.size());
-        auto local = [&](eid x) {  // members are in (thread, index) order
-            const auto it = std::lower_bound(members.begin(), members.end(), x, less);
-            return it != members.end() && *it == x ? std::uint32_t(it - members.begin()) : m;
-        };
-        co_list.clear();
-        const auto co_it = g.co.find(loc);
-        if (co_it != g.co.end())
-            for (eid x : co_it->second)
-                if (kept(x)) co_list.push_back(x);
-        adj.resize(m);
-        for (auto& a : adj) a.clear();
-        auto edge = [&](eid from, eid to) {
-            const std::uint32_t a = local(from), b = local(to);
-            if (a < m && b < m) adj[a].push_back(b);
-        };
-        // Per member, the member right after it in coherence (m: none), for fr.
-        co_succ.assign(m, m);
-        for (std::size_t j = 0; j + 1 < co_list.size(); ++j) {
-            edge(co_list[j], co_list[j + 1]);
-            const std::uint32_t a = local(co_list[j]);
-            if (a < m) co_succ[a] = local(co_list[j + 1]);
-        }
-        for (std::uint32_t k = 0; k < m; ++k) {
-            const eid x = members[k];
-            if (k + 1 < m && members[k + 1].t == x.t) edge(x, members[k + 1]);
-            const event& e = g.at(x);
-            if (!e.is_read()) continue;
-            eid from = e.rf;
-            if (x == r)
-                from = w;
-            else if (!kept(from))
-                from = co_list.empty() ? eid{} : co_list.back();
-            if (!from.valid()) continue;
-            edge(from, x);
-            const std::uint32_t fl = local(from);
-            if (fl < m && co_succ[fl] < m) adj[k].push_back(co_succ[fl]);
-        }
-        if (!adjacency_acyclic(adj, m, colour, stack)) return false;
-    }
-    return true;
-}
+bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags);
 
 // Everything below, for the consistency axioms and for the flags on plain accesses. Returns
 // false as soon as an axiom fails (coherence, atomicity, happens-before, propagation,
 // plain-coherence); with `flags`, computes them on a consistent graph.
 bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
+    if (f.n == 0) return true;
+    if (!coherence_may_hold(f)) return false;
+    if (!flags && f.spawn_at != UINT32_MAX) {
+        thread_local frame tasks;
+        tasks_only(f, tasks);
+        return lkmm_axioms(g, tasks, nullptr);
+    }
+    return lkmm_axioms(g, f, flags);
+}
+
+// The axioms after coherence's (which coherence_may_hold has decided), on the events of f.
+bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags) {
     const std::size_t n = f.n;
     if (n == 0) return true;
-    if (!coherence_may_hold(f)) return false;
     auto at = [&](std::size_t k) -> const event& { return f.evs[k]; };
     const bool spawned = f.spawn_at != UINT32_MAX;
 
@@ -464,7 +112,10 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
     for (const auto& list : f.co)
         for (std::size_t i = 0; i < list.size(); ++i)
             for (std::size_t j = i + 1; j < list.size(); ++j) co.add(list[i], list[j]);
-    const relation fr = rf.inverse().seq(co);
+    relation fr = rf.inverse().seq(co);
+    if (!f.reads_harness.empty())  // tasks_only: fr from the reads of a harness write
+        for (std::size_t k = 0; k < n; ++k)
+            if (f.reads_harness[k]) fr.add_row(k, W & loc.row(k));
     const relation rfe = rf & ext, rfi = rf - ext, coe = co & ext, fre = fr & ext;
     const relation po_loc = po & loc;
 
@@ -682,13 +333,24 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
 }  // namespace
 
 bool lkmm_consistent(const graph& g) {
-    return lkmm_check(g, number_events(g, nullptr, {}, {}), nullptr);
+    thread_local frame f;
+    number_events(g, nullptr, {}, {}, f);
+    return lkmm_check(g, f, nullptr);
+}
+
+bool lkmm_consistent_whole(const graph& g) {
+    thread_local frame f;
+    number_events(g, nullptr, {}, {}, f);
+    if (f.n == 0) return true;
+    return coherence_may_hold(f) && lkmm_axioms(g, f, nullptr);
 }
 
 bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
                              eid w) {
     if (!revisit_coherence_may_hold(g, keep, r, w)) return false;
-    return lkmm_check(g, number_events(g, &keep, r, w), nullptr);
+    thread_local frame f;
+    number_events(g, &keep, r, w, f);
+    return lkmm_check(g, f, nullptr);
 }
 
 bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
@@ -700,7 +362,9 @@ bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
         for (const event& e : t)
             plain = plain || (e.is_access() && !e.init && e.order == mo::plain);
     if (!plain) return true;
-    return lkmm_check(g, number_events(g, nullptr, {}, {}), &flags);
+    thread_local frame f;
+    number_events(g, nullptr, {}, {}, f);
+    return lkmm_check(g, f, &flags);
 }
 
 std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc) {

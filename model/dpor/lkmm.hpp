@@ -13,8 +13,12 @@
 namespace kverify::dpor::detail {
 
 // Coherence, atomicity, happens-before, propagation and plain-coherence of linux-kernel.cat hold
-// on g.
+// on g. (Past coherence, on the tasks' events alone where the tasks have started: lkmm.cpp,
+// tasks_only, says why that decides the same.)
 bool lkmm_consistent(const graph& g);
+// The same with every axiom on every event, the harness's included: the reference the engine
+// tests hold lkmm_consistent to.
+bool lkmm_consistent_whole(const graph& g);
 // The same on the graph a load-buffering revisit of read r by write w builds from g (lb.cpp),
 // without building it: the events keep[t][i] of g that are no hole, a kept read whose write is
 // not kept reading the newest kept write of its location, and r reading w.

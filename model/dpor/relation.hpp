@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace kverify::dpor::detail {
@@ -188,24 +189,24 @@ public:
         return r;
     }
 
-    relation operator|(const relation& o) const {
-        relation r = *this;
-        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] |= o.m_[k];
-        return r;
-    }
+    // The operations below come twice: on a relation kept (a copy), and on a temporary, which
+    // is changed in place (an expression of the models' makes a chain of them, and a copy each
+    // was most of their cost).
+    relation operator|(const relation& o) const& { return relation(*this) | o; }
+    relation operator|(const relation& o) && { return std::move(*this |= o); }
     relation& operator|=(const relation& o) {
         for (std::size_t k = 0; k < m_.size(); ++k) m_[k] |= o.m_[k];
         return *this;
     }
-    relation operator&(const relation& o) const {
-        relation r = *this;
-        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] &= o.m_[k];
-        return r;
+    relation operator&(const relation& o) const& { return relation(*this) & o; }
+    relation operator&(const relation& o) && {
+        for (std::size_t k = 0; k < m_.size(); ++k) m_[k] &= o.m_[k];
+        return std::move(*this);
     }
-    relation operator-(const relation& o) const {
-        relation r = *this;
-        for (std::size_t k = 0; k < m_.size(); ++k) r.m_[k] &= ~o.m_[k];
-        return r;
+    relation operator-(const relation& o) const& { return relation(*this) - o; }
+    relation operator-(const relation& o) && {
+        for (std::size_t k = 0; k < m_.size(); ++k) m_[k] &= ~o.m_[k];
+        return std::move(*this);
     }
     // Sequence: (a, c) when (a, b) in this and (b, c) in o for some b.
     relation seq(const relation& o) const {
@@ -238,37 +239,42 @@ public:
                 f(kw * 64 + std::size_t(__builtin_ctzll(bits)));
     }
     // Restrictions [S]; r and r; [S].
-    relation from(const evset& s) const {
-        relation r = *this;
+    relation from(const evset& s) const& { return relation(*this).from(s); }
+    relation from(const evset& s) && {
         for (std::size_t i = 0; i < n_; ++i)
             if (!s.has(i))
-                for (std::size_t k = 0; k < wpr_; ++k) r.m_[i * wpr_ + k] = 0;
-        return r;
+                for (std::size_t k = 0; k < wpr_; ++k) m_[i * wpr_ + k] = 0;
+        return std::move(*this);
     }
-    relation to(const evset& s) const {
-        relation r = *this;
+    relation to(const evset& s) const& { return relation(*this).to(s); }
+    relation to(const evset& s) && {
         for (std::size_t i = 0; i < n_; ++i)
-            for (std::size_t k = 0; k < wpr_; ++k) r.m_[i * wpr_ + k] &= s.words()[k];
-        return r;
+            for (std::size_t k = 0; k < wpr_; ++k) m_[i * wpr_ + k] &= s.words()[k];
+        return std::move(*this);
     }
-    // r+ (Warshall on bit rows) and r*.
-    relation plus() const {
-        relation r = *this;
+    // r+ (Warshall on bit rows), r* and r?.
+    relation plus() const& { return relation(*this).plus(); }
+    relation plus() && {
         for (std::size_t k = 0; k < n_; ++k) {
-            const std::uint64_t* rowk = &r.m_[k * wpr_];
+            const std::uint64_t* rowk = &m_[k * wpr_];
             bool any = false;  // an empty row k adds nothing to the rows that reach k
             for (std::size_t w = 0; w < wpr_; ++w) any = any || rowk[w];
             if (!any) continue;
             for (std::size_t i = 0; i < n_; ++i)
-                if (r.has(i, k)) {
-                    std::uint64_t* rowi = &r.m_[i * wpr_];
+                if (has(i, k)) {
+                    std::uint64_t* rowi = &m_[i * wpr_];
                     for (std::size_t w = 0; w < wpr_; ++w) rowi[w] |= rowk[w];
                 }
         }
-        return r;
+        return std::move(*this);
     }
-    relation star() const { return plus() | identity(n_); }
-    relation opt() const { return *this | identity(n_); }
+    relation star() const& { return relation(*this).star(); }
+    relation star() && { return std::move(*this).plus().opt(); }
+    relation opt() const& { return relation(*this).opt(); }
+    relation opt() && {
+        for (std::size_t i = 0; i < n_; ++i) add(i, i);
+        return std::move(*this);
+    }
     bool irreflexive() const {
         for (std::size_t i = 0; i < n_; ++i)
             if (has(i, i)) return false;
