@@ -83,10 +83,7 @@ bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags) {
         }
     }
     {  // loc: the accesses of one location, a row per location
-        std::vector<std::pair<std::uintptr_t, std::uint32_t>> acc;
-        for (std::size_t k = 0; k < n; ++k)
-            if (at(k).is_access()) acc.emplace_back(at(k).loc, std::uint32_t(k));
-        std::sort(acc.begin(), acc.end());
+        const auto& acc = f.by_loc;
         for (std::size_t b = 0, e = 0; b < acc.size(); b = e) {
             evset same(n);
             for (e = b; e < acc.size() && acc[e].first == acc[b].first; ++e)

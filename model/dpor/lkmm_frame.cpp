@@ -157,6 +157,10 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
         }
     }
     for (const event& e : f.evs) f.tags.push_back(tags_of(e));
+    f.by_loc.clear();
+    for (std::size_t k = 0; k < f.n; ++k)
+        if (f.evs[k].is_access()) f.by_loc.emplace_back(f.evs[k].loc, std::uint32_t(k));
+    std::sort(f.by_loc.begin(), f.by_loc.end());
 }
 
 namespace {
@@ -196,22 +200,18 @@ bool adjacency_acyclic(const std::vector<std::vector<std::uint32_t>>& adj, std::
 // with an edge set reduced to what makes the same cycles: program order and coherence between
 // neighbours, fr from a read to the write right after the one it reads, spawn and join through
 // one node each. Every edge found is one of the relations' (or a path of them), so a cycle
-// here is one of the axiom's; a graph that passes is checked again with the relations below.
+// here is one of the axiom's; a graph that passes is checked again with the relations (lkmm.cpp).
 // Cheap where those cost a relation over every pair of events, and most revisit candidates
 // fail here.
 bool coherence_may_hold(const frame& f) {
     const std::size_t n = f.n;
     // (Buffers kept per thread: this runs for every graph checked.)
-    thread_local std::vector<std::pair<std::uintptr_t, std::uint32_t>> acc;  // (location, number)
+    const auto& acc = f.by_loc;
     thread_local std::vector<std::uint32_t> co_next, local;
     thread_local std::vector<std::vector<std::uint32_t>> adj;
     thread_local std::vector<std::uint8_t> colour;
     thread_local dfs_stack stack;
-    acc.clear();
-    for (std::size_t k = 0; k < n; ++k)
-        if (f.evs[k].is_access()) acc.emplace_back(f.evs[k].loc, std::uint32_t(k));
-    std::sort(acc.begin(), acc.end());  // by location, then thread and program order
-    co_next.assign(n, UINT32_MAX);      // the next write in coherence
+    co_next.assign(n, UINT32_MAX);  // the next write in coherence
     for (const auto& list : f.co)
         for (std::size_t j = 0; j + 1 < list.size(); ++j)
             co_next[list[j]] = std::uint32_t(list[j + 1]);
@@ -380,6 +380,9 @@ void tasks_only(const frame& f, frame& t) {
         if (!kept.empty()) ++lists;
     }
     t.co.resize(lists);
+    t.by_loc.clear();  // (the order stays)
+    for (const auto& a : f.by_loc)
+        if (a.second >= k0) t.by_loc.emplace_back(a.first, std::uint32_t(a.second - k0));
     t.spawn_at = UINT32_MAX;  // so sj is empty
 }
 

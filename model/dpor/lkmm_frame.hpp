@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/dpor/graph.hpp"
@@ -50,6 +51,8 @@ struct frame {
     std::vector<std::uint32_t> tags;
     std::vector<std::vector<std::size_t>> index;  // per thread, per event: its number or npos
     std::vector<std::vector<std::size_t>> co;     // per location, its writes' numbers in co order
+    // the accesses as (location, number), by location and then by number (program order)
+    std::vector<std::pair<std::uintptr_t, std::uint32_t>> by_loc;
     std::uint32_t spawn_at = UINT32_MAX;
     // tasks_only: the reads of a write of the harness's, which is not numbered (empty: none)
     std::vector<char> reads_harness;
