@@ -124,12 +124,40 @@ private:
 // outcome), then per location in rank order its coherence order. Locations are ranked by
 // address, as there.
 void hash_graph(const graph& g, word_hash& h) {
-    std::vector<std::uintptr_t> locs;
-    for (const auto& t : g.th)
-        for (const event& e : t)
-            if (e.is_access()) locs.push_back(e.loc);
+    // The locations accessed, sorted: the graph's locations with a coherence order are at hand
+    // (a few, where the events are many), each marked if an event accesses it; an event at a
+    // location without one (none in a graph the search makes) sends it the long way, sorting
+    // every event's.
+    thread_local std::vector<std::uintptr_t> locs;
+    thread_local std::vector<char> used;
+    locs.clear();
+    for (const auto& kv : g.co) locs.push_back(kv.first);
     std::sort(locs.begin(), locs.end());
-    locs.erase(std::unique(locs.begin(), locs.end()), locs.end());
+    used.assign(locs.size(), 0);
+    bool all_known = true;
+    for (const auto& t : g.th)
+        for (const event& e : t) {
+            if (!e.is_access()) continue;
+            const auto it = std::lower_bound(locs.begin(), locs.end(), e.loc);
+            if (it == locs.end() || *it != e.loc) {
+                all_known = false;
+                break;
+            }
+            used[std::size_t(it - locs.begin())] = 1;
+        }
+    if (all_known) {
+        std::size_t k = 0;
+        for (std::size_t j = 0; j < locs.size(); ++j)
+            if (used[j]) locs[k++] = locs[j];
+        locs.resize(k);
+    } else {
+        locs.clear();
+        for (const auto& t : g.th)
+            for (const event& e : t)
+                if (e.is_access()) locs.push_back(e.loc);
+        std::sort(locs.begin(), locs.end());
+        locs.erase(std::unique(locs.begin(), locs.end()), locs.end());
+    }
     auto rank = [&](std::uintptr_t l) {
         return std::uint64_t(std::lower_bound(locs.begin(), locs.end(), l) - locs.begin());
     };

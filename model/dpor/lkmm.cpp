@@ -40,7 +40,7 @@ bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
 bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags) {
     const std::size_t n = f.n;
     if (n == 0) return true;
-    auto at = [&](std::size_t k) -> const event& { return f.evs[k]; };
+    auto at = [&](std::size_t k) -> const event& { return f.ev(k); };
     const bool spawned = f.spawn_at != UINT32_MAX;
 
     // ---- sets ----
@@ -366,10 +366,13 @@ bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
 
 std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc) {
     std::size_t lo = 0;
+    const auto it = g.co.find(loc);
+    if (it == g.co.end()) return 0;
+    const std::vector<eid>& list = it->second;  // (looked up once: this runs for every new read)
     auto see = [&](eid e) {
         const event& ev = g.at(e);
         if (!ev.is_access() || ev.loc != loc) return;
-        lo = std::max(lo, g.co_index(ev.is_write() ? e : ev.rf));
+        lo = std::max(lo, graph::index_in(list, ev.is_write() ? e : ev.rf));
     };
     for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i) see(eid{id.t, i});
     if (g.spawn_at != UINT32_MAX) {

@@ -101,6 +101,7 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
     f.n = 0;
     f.ids.clear();
     f.evs.clear();
+    f.patched.clear();
     f.tags.clear();
     f.reads_harness.clear();
     f.index.resize(g.th.size());
@@ -122,7 +123,7 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
             if (!kept(t, i)) continue;
             f.index[t][i] = f.n++;
             f.ids.push_back(eid{std::uint16_t(t), i});
-            f.evs.push_back(e);
+            f.evs.push_back(&e);
         }
     }
     std::size_t lists = 0;
@@ -136,30 +137,42 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
     }
     f.co.resize(lists);
     if (keep) {
+        f.patched.reserve(f.n);
+        thread_local std::vector<std::size_t> copy_of;  // per number: its copy's place + 1, or 0
+        copy_of.assign(f.n, 0);
+        auto patch = [&](std::size_t k) -> event& {
+            if (!copy_of[k]) {
+                f.patched.push_back(*f.evs[k]);
+                copy_of[k] = f.patched.size();
+                f.evs[k] = &f.patched.back();
+            }
+            return f.patched[copy_of[k] - 1];
+        };
         // The newest kept write of each location, for the reads whose write is gone.
         for (std::size_t k = 0; k < f.n; ++k) {
-            event& e = f.evs[k];
+            const event& e = f.ev(k);
             if (!e.is_read() || f.num(e.rf) != frame::npos) continue;
             const auto& list = g.co.at(e.loc);
             for (std::size_t j = list.size(); j-- > 0;)
                 if (f.num(list[j]) != frame::npos) {
-                    e.rf = list[j];
-                    e.val = f.evs[f.num(list[j])].val;
+                    event& p = patch(k);
+                    p.rf = list[j];
+                    p.val = f.ev(f.num(list[j])).val;
                     break;
                 }
         }
         // (A cas dropped before r in its thread drops r too, lb.cpp: close_keep; the graph is
         // then checked without it, and the revisit is refused when it is applied.)
         if (f.num(r) != frame::npos) {
-            event& re = f.evs[f.num(r)];
+            event& re = patch(f.num(r));
             re.rf = w;
             re.val = g.at(w).val;
         }
     }
-    for (const event& e : f.evs) f.tags.push_back(tags_of(e));
+    for (const event* e : f.evs) f.tags.push_back(tags_of(*e));
     f.by_loc.clear();
     for (std::size_t k = 0; k < f.n; ++k)
-        if (f.evs[k].is_access()) f.by_loc.emplace_back(f.evs[k].loc, std::uint32_t(k));
+        if (f.ev(k).is_access()) f.by_loc.emplace_back(f.ev(k).loc, std::uint32_t(k));
     std::sort(f.by_loc.begin(), f.by_loc.end());
 }
 
@@ -225,7 +238,7 @@ bool coherence_may_hold(const frame& f) {
         for (std::uint32_t k = 0; k < m + 2; ++k) adj[k].clear();
         auto edge = [&](std::uint32_t from_num, std::uint32_t to_num) {
             if (from_num < n && to_num < n && local[from_num] < m && local[to_num] < m &&
-                f.evs[from_num].loc == acc[b].first && f.evs[to_num].loc == acc[b].first)
+                f.ev(from_num).loc == acc[b].first && f.ev(to_num).loc == acc[b].first)
                 adj[local[from_num]].push_back(local[to_num]);
         };
         for (std::size_t x = b; x < e; ++x) {
@@ -233,7 +246,7 @@ bool coherence_may_hold(const frame& f) {
             const eid id = f.ids[k];
             if (x + 1 < e && f.ids[acc[x + 1].second].t == id.t) edge(k, acc[x + 1].second);
             if (co_next[k] != UINT32_MAX) edge(k, co_next[k]);
-            const event& ev = f.evs[k];
+            const event& ev = f.ev(k);
             if (ev.is_read()) {
                 const std::size_t w = f.num(ev.rf);
                 if (w != frame::npos) {
@@ -366,7 +379,7 @@ void tasks_only(const frame& f, frame& t) {
     }
     t.reads_harness.assign(t.n, 0);
     for (std::size_t k = 0; k < t.n; ++k) {
-        const event& e = t.evs[k];
+        const event& e = t.ev(k);
         if (e.is_read() && e.rf.valid() && e.rf.t == 0 && f.num(e.rf) != frame::npos)
             t.reads_harness[k] = 1;
     }

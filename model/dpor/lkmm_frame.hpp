@@ -47,7 +47,9 @@ enum tag : std::uint32_t {
 struct frame {
     std::size_t n = 0;
     std::vector<eid> ids;
-    std::vector<event> evs;
+    // the events: the graph's own, or (a read a revisit repoints) a copy in `patched`
+    std::vector<const event*> evs;
+    std::vector<event> patched;  // (reserved for every event: its addresses do not move)
     std::vector<std::uint32_t> tags;
     std::vector<std::vector<std::size_t>> index;  // per thread, per event: its number or npos
     std::vector<std::vector<std::size_t>> co;     // per location, its writes' numbers in co order
@@ -64,6 +66,7 @@ struct frame {
             if (tags[k] & any_of) s.add(k);
         return s;
     }
+    const event& ev(std::size_t k) const { return *evs[k]; }
     std::size_t num(eid e) const {
         return e.valid() && e.t < index.size() && e.i < index[e.t].size() ? index[e.t][e.i] : npos;
     }
