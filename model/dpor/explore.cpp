@@ -227,6 +227,7 @@ void explorer::apply(std::size_t ci, item it) {
     graph& gr = stack_[ci].g;
     if (opt_.model == memory_model::lkmm) {  // holes and load buffering: lb.cpp
         const bool bwd = it.kind == item::bwd;
+        const lkmm_key checked = it.checked;
         ci = apply_lkmm(ci, std::move(it));
         if (skip_apply_) {
             skip_apply_ = false;
@@ -239,6 +240,7 @@ void explorer::apply(std::size_t ci, item it) {
             if (bwd) stack_.pop_back();
             return;
         }
+        applied_key_ = bwd ? &checked : nullptr;
         after_apply(ci);
         return;
     }
@@ -327,7 +329,9 @@ void explorer::push_item(std::vector<item>& work, item it) {
 }
 
 void explorer::after_apply(std::size_t ci) {
-    if (consistent_before_run(stack_[ci].g)) {
+    const lkmm_key* known = applied_key_;  // (for this graph only)
+    applied_key_ = nullptr;
+    if (consistent_before_run(stack_[ci].g, known)) {
         run_execution(ci);
         return;
     }
@@ -449,7 +453,7 @@ void explorer::compute_views() {
 
 // What an alternative's graph can break that the candidate checks did not cover: the atomicity of
 // an RMW completed after its read changed (and, under SC, the acyclicity that comes with it).
-bool explorer::consistent_before_run(const graph& gr) const {
+bool explorer::consistent_before_run(const graph& gr, const lkmm_key* known) const {
     for (const auto& kv : gr.co)
         for (std::size_t k = 1; k < kv.second.size(); ++k) {
             const eid w = kv.second[k];
@@ -457,6 +461,8 @@ bool explorer::consistent_before_run(const graph& gr) const {
             if (e.rmw != rmw_op::none && gr.at(eid{w.t, w.i - 1}).rf != kv.second[k - 1])
                 return false;
         }
+    // A backward revisit under the LKMM whose graph is the candidate checked (lb.cpp): known.
+    if (known) return lkmm_consistent_known(gr, *known);
     return model_->graph_consistent(gr);
 }
 

@@ -35,6 +35,7 @@
 #include "model/dpor/engine.hpp"
 #include "model/dpor/execution.hpp"
 #include "model/dpor/graph.hpp"
+#include "model/dpor/lkmm.hpp"
 
 namespace kverify::dpor::detail {
 
@@ -66,6 +67,7 @@ struct item {
     // become holes)
     std::vector<std::vector<char>> keepset;
     std::vector<eid> speculative;  // kept events that depend on the revisited read
+    lkmm_key checked;              // bwd under the LKMM: the key of the graph found consistent
 };
 
 struct context {
@@ -195,7 +197,8 @@ private:
     // ----- exploration (explore.cpp) -----
     void apply(std::size_t ci, item it);
     void run_execution(std::size_t ci);
-    bool consistent_before_run(const graph& gr) const;
+    // (known: the key of the candidate a backward revisit under the LKMM was checked on)
+    bool consistent_before_run(const graph& gr, const lkmm_key* known = nullptr) const;
     void compute_views();
     void end_of_replay();
     void finish_execution();
@@ -373,6 +376,9 @@ private:
     std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
     std::vector<eid> readded_;  // LKMM: the reads the last backward revisit added anew (lb.cpp)
     bool skip_apply_ = false;   // apply_lkmm dropped its item (lb.cpp)
+    // LKMM: the key of the graph the backward revisit being applied was checked on as a
+    // candidate (lb.cpp), for consistent_before_run; null: none
+    const lkmm_key* applied_key_ = nullptr;
     // a split search (split.cpp): the depth of the run going on, the subtrees met at the plan's
     // depth, and whether this part owns the run going on
     split_plan split_;

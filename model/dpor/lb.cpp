@@ -269,7 +269,8 @@ void explorer::lkmm_revisits(eid w) {
             if (clash) continue;
         }
         // The graph this revisit builds, checked without building it.
-        if (!lkmm_revisit_consistent(gr, keep, r, w)) continue;
+        lkmm_key checked;
+        if (!lkmm_revisit_consistent(gr, keep, r, w, &checked)) continue;
         const std::vector<std::vector<char>> fwd = dependents(r);
         item it;
         it.kind = item::bwd;
@@ -281,6 +282,7 @@ void explorer::lkmm_revisits(eid w) {
                 if (keep[t][i] && fwd[t][i] && !(t == r.t && i == r.i))
                     it.speculative.push_back(eid{std::uint16_t(t), i});
         it.keepset = std::move(keep);
+        it.checked = checked;
         push_item(stack_[ci_].work, std::move(it));
     }
 }

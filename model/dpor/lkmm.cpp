@@ -343,11 +343,19 @@ bool lkmm_consistent_whole(const graph& g) {
 }
 
 bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
-                             eid w) {
+                             eid w, lkmm_key* key) {
     if (!revisit_coherence_may_hold(g, keep, r, w)) return false;
     thread_local frame f;
     number_events(g, &keep, r, w, f);
-    return lkmm_check(g, f, nullptr);
+    if (!lkmm_check(g, f, nullptr)) return false;
+    if (key) *key = key_of(g, f);
+    return true;
+}
+
+bool lkmm_consistent_known(const graph& g, const lkmm_key& known) {
+    thread_local frame f;
+    number_events(g, nullptr, {}, {}, f);
+    return key_of(g, f) == known || lkmm_check(g, f, nullptr);
 }
 
 bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {

@@ -19,11 +19,26 @@ bool lkmm_consistent(const graph& g);
 // The same with every axiom on every event, the harness's included: the reference the engine
 // tests hold lkmm_consistent to.
 bool lkmm_consistent_whole(const graph& g);
+// What the axioms read of a graph, hashed (128 bits): the events they number, each with its
+// thread and place, its tags, location, values, reads-from and dependencies, and the coherence
+// orders. Graphs with equal keys get the same verdict.
+struct lkmm_key {
+    std::uint64_t a = 0, b = 0;
+    friend bool operator==(const lkmm_key& x, const lkmm_key& y) {
+        return x.a == y.a && x.b == y.b;
+    }
+};
+
 // The same on the graph a load-buffering revisit of read r by write w builds from g (lb.cpp),
 // without building it: the events keep[t][i] of g that are no hole, a kept read whose write is
-// not kept reading the newest kept write of its location, and r reading w.
+// not kept reading the newest kept write of its location, and r reading w. When it is
+// consistent, `key` (if given) receives that graph's key.
 bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
-                             eid w);
+                             eid w, lkmm_key* key = nullptr);
+// lkmm_consistent(g), known to be true without the axioms when g's key is `known` (the revisit
+// that built g was checked as a candidate; its graph comes out the same unless the revisit
+// completed an RMW or moved events, and is then checked whole).
+bool lkmm_consistent_known(const graph& g, const lkmm_key& known);
 
 // The oldest write of location loc, as an index in its coherence order, that a new access
 // `id` may read or follow: coherence bounds it by what id's thread saw of the location before

@@ -178,6 +178,71 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
 
 namespace {
 
+// 64-bit words into two independent mixes (splitmix64's finaliser).
+class key_hash {
+public:
+    void add(std::uint64_t x) {
+        k_.a = mix(k_.a ^ x);
+        k_.b = mix(k_.b + x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
+    }
+    void add(const dep_list& v) {
+        add(v.size());
+        for (const std::uint32_t x : v) add(x);
+    }
+    lkmm_key get() const { return k_; }
+
+private:
+    static std::uint64_t mix(std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    lkmm_key k_{0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull};
+};
+
+}  // namespace
+
+// Everything lkmm.cpp reads of a frame and its graph: per number the event's place, its tags
+// and fields, the number of its write (a write of the harness's read by a task counts too:
+// tasks_only), its dependency lists; the coherence orders by location (f.co's order is the
+// graph's map's, which its copies need not keep).
+lkmm_key key_of(const graph& g, const frame& f) {
+    key_hash h;
+    h.add(f.n);
+    h.add(f.spawn_at);
+    for (std::size_t k = 0; k < f.n; ++k) {
+        const event& e = f.ev(k);
+        h.add(std::uint64_t(f.ids[k].t) << 32 | f.ids[k].i);
+        h.add(std::uint64_t(f.tags[k]) << 32 | std::uint64_t(e.kind) << 24 |
+              std::uint64_t(e.rmw) << 16 | std::uint64_t(e.op) << 8 | e.width);
+        h.add(e.loc);
+        h.add(e.val);
+        h.add(e.arg);
+        if (e.is_read()) {
+            h.add(f.num(e.rf));
+            h.add(e.rf.valid() ? e.rf.t : 0xffff);
+        }
+        const dep_rec* d = g.deps_of(e);
+        h.add(d != nullptr);
+        if (d) {
+            h.add(d->addr);
+            h.add(d->data);
+            h.add(d->ctrl);
+        }
+    }
+    thread_local std::vector<std::pair<std::uintptr_t, std::size_t>> lists;
+    lists.clear();
+    for (std::size_t j = 0; j < f.co.size(); ++j) lists.emplace_back(f.ev(f.co[j][0]).loc, j);
+    std::sort(lists.begin(), lists.end());
+    for (const auto& l : lists) {
+        h.add(f.co[l.second].size());
+        for (const std::size_t k : f.co[l.second]) h.add(k);
+    }
+    return h.get();
+}
+
+namespace {
+
 using dfs_stack = std::vector<std::pair<std::uint32_t, std::size_t>>;
 
 // Whether the graph on nodes 0..n-1 with successor lists `adj` has no cycle: depth-first search

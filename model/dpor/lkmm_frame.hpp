@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/dpor/graph.hpp"
+#include "model/dpor/lkmm.hpp"
 #include "model/dpor/relation.hpp"
 
 namespace kverify::dpor::detail::lkmm_impl {
@@ -79,6 +80,9 @@ struct frame {
 // whose buffers are kept from the last graph: one is numbered for every graph checked.
 void number_events(const graph& g, const std::vector<std::vector<char>>* keep, eid r, eid w,
                    frame& f);
+
+// The key of the numbered events (lkmm.hpp, lkmm_key), of g's dependency records.
+lkmm_key key_of(const graph& g, const frame& f);
 
 // Coherence (acyclic po-loc | spawn-join-loc | rf | co | fr) of the numbered events.
 bool coherence_may_hold(const frame& f);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The LKMM's consistency check decides everything after coherence on the tasks' events alone
-// (model/dpor/lkmm.cpp, tasks_only): held here to the check on every event, the harness's
-// included, on random graphs with a harness before the spawn and after the join, consistent and
-// not (1675 and 28325 of the 30000). Its twin: the same graphs with the harness simply dropped
-// (a task's read of a harness write then reads nothing, and loses its from-reads edges) must
-// come out otherwise on some of them (5945), so the graphs reach what the reduction has to keep;
-// the reduction without those from-reads edges (lkmm.cpp, reads_harness) fails at graph 167.
+// The LKMM check's shortcuts, each held to what it stands for on random graphs with a harness
+// before the spawn and after the join.
+// The check decides everything after coherence on the tasks' events alone (model/dpor/
+// lkmm_frame.cpp, tasks_only): held to the check on every event, the harness's included,
+// consistent and not (1675 and 28325 of the 30000). Its twin: the same graphs with the harness
+// simply dropped (a task's read of a harness write then reads nothing, and loses its from-reads
+// edges) must come out otherwise on some of them (5945), so the graphs reach what the reduction has
+// to keep; the reduction without those from-reads edges (lkmm.cpp, reads_harness) fails at graph
+// 167.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -13,6 +15,7 @@
 
 #include "model/dpor/graph.hpp"
 #include "model/dpor/lkmm.hpp"
+#include "model/dpor/lkmm_frame.hpp"
 
 namespace kverify::dpor::detail {
 namespace {
@@ -172,6 +175,77 @@ TEST(LkmmTasksOnly, DecidesAsTheCheckOnEveryEvent) {
     EXPECT_GT(consistent, 1000u);
     EXPECT_GT(inconsistent, 1000u);
     EXPECT_GT(naive_differs, 100u);
+}
+
+// A backward revisit's graph is not checked again when its key is the candidate's
+// (lkmm_consistent_known): equal graphs must have equal keys whatever the order of the graph's
+// coherence map, and a change to anything the axioms read must change the key. (key_of hashing
+// the coherence orders in the map's order fails at graph 0, and without the control
+// dependencies at graph 1.)
+lkmm_key key(const graph& g) {
+    lkmm_impl::frame f;
+    lkmm_impl::number_events(g, nullptr, {}, {}, f);
+    return lkmm_impl::key_of(g, f);
+}
+
+TEST(LkmmKey, EqualGraphsHaveEqualKeysAndEachChangeAnother) {
+    random_graphs gen(5122026);
+    unsigned changed[4] = {0, 0, 0, 0};
+    for (unsigned k = 0; k < 3000; ++k) {
+        const graph g = gen.next();
+        const lkmm_key base = key(g);
+        std::vector<std::uintptr_t> locs;  // the coherence map built anew, in both orders
+        for (const auto& kv : g.co) locs.push_back(kv.first);
+        for (const bool reversed : {false, true}) {
+            graph same = g;
+            same.co.clear();
+            same.co.reserve(97);
+            for (std::size_t j = 0; j < locs.size(); ++j) {
+                const std::uintptr_t l = locs[reversed ? locs.size() - 1 - j : j];
+                same.co[l] = g.co.at(l);
+            }
+            ASSERT_TRUE(key(same) == base) << "graph " << k;
+        }
+        for (unsigned t = 1; t < g.th.size(); ++t)
+            for (std::uint32_t i = 0; i < g.th[t].size(); ++i) {
+                const event& e = g.th[t][i];
+                const eid x{std::uint16_t(t), i};
+                if (e.is_read() && g.co.at(e.loc).size() > 1) {  // another write read
+                    graph m = g;
+                    const auto& ws = g.co.at(e.loc);
+                    m.at(x).rf = ws[(graph::index_in(ws, e.rf) + 1) % ws.size()];
+                    EXPECT_FALSE(key(m) == base) << "graph " << k << ", rf of " << t << "." << i;
+                    ++changed[0];
+                }
+                if (e.kind == ek::fence || e.prim == lk::once) {  // another primitive
+                    graph m = g;
+                    m.at(x).prim = e.kind == ek::fence ? (e.prim == lk::f_mb ? lk::f_wmb : lk::f_mb)
+                                                       : (e.is_read() ? lk::acquire : lk::release);
+                    EXPECT_FALSE(key(m) == base) << "graph " << k << ", kind of " << t << "." << i;
+                    ++changed[1];
+                }
+                if (e.deps && g.th[t][0].is_read()) {  // another control dependency
+                    graph m = g;
+                    dep_rec d = *g.deps_of(e);
+                    if (!d.ctrl.empty() && d.ctrl[0] == 0)
+                        d.ctrl.erase(d.ctrl.begin());
+                    else
+                        d.ctrl.insert(d.ctrl.begin(), 0);
+                    m.deps.push_back(std::make_shared<const dep_rec>(d));
+                    m.at(x).deps = std::uint32_t(m.deps.size());
+                    EXPECT_FALSE(key(m) == base) << "graph " << k << ", deps of " << t << "." << i;
+                    ++changed[2];
+                }
+            }
+        for (const auto& kv : g.co)  // two writes in the other order
+            if (kv.second.size() > 2) {
+                graph m = g;
+                std::swap(m.co[kv.first][1], m.co[kv.first][2]);
+                EXPECT_FALSE(key(m) == base) << "graph " << k << ", coherence";
+                ++changed[3];
+            }
+    }
+    for (const unsigned c : changed) EXPECT_GT(c, 500u);
 }
 
 }  // namespace
