@@ -164,28 +164,35 @@ void hash_graph(const graph& g, word_hash& h) {
     h.add(g.th.size());
     for (const auto& t : g.th) {
         h.add(t.size());
+        // (The kind, a read's or write's class and its location rank in one word: the mixes
+        // of the words are most of a fingerprint's cost.)
         for (const event& e : t) {
-            h.add(std::uint64_t(e.kind));
+            const std::uint64_t kind = std::uint64_t(e.kind);
             switch (e.kind) {
                 case ek::read:
-                    h.add(e.full ? 2 : e.rmw != rmw_op::none ? 1 : 0);
-                    h.add(rank(e.loc));
+                    h.add(kind |
+                          std::uint64_t(e.full                  ? 2
+                                        : e.rmw != rmw_op::none ? 1
+                                                                : 0)
+                              << 8 |
+                          rank(e.loc) << 16);
                     h.add(e.val);
                     h.add(std::uint64_t(e.rf.t) << 32 | e.rf.i);
                     break;
                 case ek::write:
-                    h.add(e.init);
-                    h.add(rank(e.loc));
+                    h.add(kind | std::uint64_t(e.init) << 8 | rank(e.loc) << 16);
                     h.add(e.val);
                     break;
                 case ek::fence:
-                    h.add(std::uint64_t(e.order));
+                    h.add(kind | std::uint64_t(e.order) << 8);
                     break;
                 case ek::choice:
+                    h.add(kind);
                     h.add(e.val);
                     break;
                 case ek::block:
                 case ek::hole:
+                    h.add(kind);
                     break;
             }
         }
