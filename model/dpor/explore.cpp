@@ -134,17 +134,16 @@ void hash_graph(const graph& g, word_hash& h) {
     for (const auto& kv : g.co) locs.push_back(kv.first);
     std::sort(locs.begin(), locs.end());
     used.assign(locs.size(), 0);
-    bool all_known = true;
-    for (const auto& t : g.th)
-        for (const event& e : t) {
-            if (!e.is_access()) continue;
-            const auto it = std::lower_bound(locs.begin(), locs.end(), e.loc);
-            if (it == locs.end() || *it != e.loc) {
-                all_known = false;
-                break;
+    const bool all_known = [&] {
+        for (const auto& t : g.th)
+            for (const event& e : t) {
+                if (!e.is_access()) continue;
+                const auto it = std::lower_bound(locs.begin(), locs.end(), e.loc);
+                if (it == locs.end() || *it != e.loc) return false;
+                used[std::size_t(it - locs.begin())] = 1;
             }
-            used[std::size_t(it - locs.begin())] = 1;
-        }
+        return true;
+    }();
     if (all_known) {
         std::size_t k = 0;
         for (std::size_t j = 0; j < locs.size(); ++j)
@@ -169,16 +168,13 @@ void hash_graph(const graph& g, word_hash& h) {
         for (const event& e : t) {
             const std::uint64_t kind = std::uint64_t(e.kind);
             switch (e.kind) {
-                case ek::read:
-                    h.add(kind |
-                          std::uint64_t(e.full                  ? 2
-                                        : e.rmw != rmw_op::none ? 1
-                                                                : 0)
-                              << 8 |
-                          rank(e.loc) << 16);
+                case ek::read: {
+                    const std::uint64_t cls = e.full ? 2 : e.rmw != rmw_op::none ? 1 : 0;
+                    h.add(kind | cls << 8 | rank(e.loc) << 16);
                     h.add(e.val);
                     h.add(std::uint64_t(e.rf.t) << 32 | e.rf.i);
                     break;
+                }
                 case ek::write:
                     h.add(kind | std::uint64_t(e.init) << 8 | rank(e.loc) << 16);
                     h.add(e.val);

@@ -13,8 +13,8 @@
 namespace kverify::dpor::detail {
 
 // Coherence, atomicity, happens-before, propagation and plain-coherence of linux-kernel.cat hold
-// on g. (Past coherence, on the tasks' events alone where the tasks have started: lkmm.cpp,
-// tasks_only, says why that decides the same.)
+// on g. (Past coherence, on the tasks' events alone where the tasks have started:
+// lkmm_frame.cpp, tasks_only, says why that decides the same.)
 bool lkmm_consistent(const graph& g);
 // The same with every axiom on every event, the harness's included: the reference the engine
 // tests hold lkmm_consistent to.

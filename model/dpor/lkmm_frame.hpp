@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The events of a graph numbered for the LKMM's relations (lkmm.cpp), and the checks made on
-// them before the relations: coherence, location by location (lkmm_frame.cpp). Internal to
-// model/dpor.
+// The events of a graph numbered for the LKMM's relations (lkmm.cpp), their key, and the check
+// made on them before the relations: coherence, location by location (lkmm_frame.cpp). Internal
+// to model/dpor.
 #pragma once
 
 #include <cstddef>
@@ -42,9 +42,9 @@ enum tag : std::uint32_t {
     t_fbar = 1u << 23,  // barrier()
 };
 
-// The events of a graph numbered for the relations: each access and fence (a copy, with the
-// write it reads and the value it reads as the graph being checked has them), its tags, the
-// coherence order of the numbered writes, and the spawn point.
+// The events of a graph numbered for the relations: each access and fence (as the graph being
+// checked has it: a copy where a revisit's graph reads another write), its tags, the coherence
+// order of the numbered writes, and the spawn point.
 struct frame {
     std::size_t n = 0;
     std::vector<eid> ids;
