@@ -121,6 +121,17 @@ void shift_refs(graph& g, unsigned t, std::uint32_t i, int delta) {
             for (auto* v : {&d.addr, &d.data, &d.ctrl})
                 for (std::uint32_t& k : *v)
                     if (k >= i) k = std::uint32_t(int(k) + delta);
+            // The opaque reads move too (a list of its own: the old one stays with the copies),
+            // or the next replay, whose reads have their new places, would find the event
+            // annotated otherwise and drop the graph (annotate.cpp, check_annotation).
+            if (d.opaque && !d.opaque->all.empty() && d.opaque->all.back() >= i) {
+                auto moved = std::make_shared<opaque_list_node>();
+                moved->all = d.opaque->all;
+                for (std::uint32_t& k : moved->all)
+                    if (k >= i) k = std::uint32_t(int(k) + delta);
+                moved->added = moved->all;
+                d.opaque = std::move(moved);
+            }
             g.deps[e.deps - 1] = std::make_shared<const dep_rec>(std::move(d));
         }
     if (t == 0 && g.spawn_at != UINT32_MAX && g.spawn_at >= i)
