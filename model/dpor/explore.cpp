@@ -99,24 +99,6 @@ void explorer::complete_rmw(graph& gr, eid r) {
 }
 
 namespace {
-// 64-bit words hashed into a fingerprint: two independent mixes (splitmix64's finaliser on
-// different seeds and inputs).
-class word_hash {
-public:
-    void add(std::uint64_t x) {
-        f_.a = mix(f_.a ^ x);
-        f_.b = mix(f_.b + x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
-    }
-    fingerprint get() const { return f_; }
-
-private:
-    static std::uint64_t mix(std::uint64_t z) {
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    fingerprint f_{1469598103934665603ull, 0x9e3779b97f4a7c15ull};
-};
 
 // What graph::canonical() writes, hashed from the graph's fields without writing the text (the
 // text cost most of a fingerprint): per thread its events (kind; a read's class, location rank,

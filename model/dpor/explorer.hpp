@@ -36,6 +36,7 @@
 #include "model/dpor/execution.hpp"
 #include "model/dpor/graph.hpp"
 #include "model/dpor/lkmm.hpp"
+#include "model/dpor/word_hash.hpp"
 
 namespace kverify::dpor::detail {
 
@@ -43,12 +44,7 @@ using clock_type = std::chrono::steady_clock;
 
 // A graph hashed to 128 bits (two independent 64-bit hashes, explore.cpp): equal graphs have
 // equal fingerprints; two different graphs share one with probability about 2^-128.
-struct fingerprint {
-    std::uint64_t a = 0, b = 0;
-    friend bool operator==(const fingerprint& x, const fingerprint& y) {
-        return x.a == y.a && x.b == y.b;
-    }
-};
+using fingerprint = hash128;
 struct fingerprint_hash {
     std::size_t operator()(const fingerprint& f) const { return std::size_t(f.a ^ (f.b << 1)); }
 };

@@ -9,6 +9,7 @@
 
 #include "model/dpor/graph.hpp"
 #include "model/dpor/relation.hpp"
+#include "model/dpor/word_hash.hpp"
 
 namespace kverify::dpor::detail {
 
@@ -22,12 +23,7 @@ bool lkmm_consistent_whole(const graph& g);
 // What the axioms read of a graph, hashed (128 bits): the events they number, each with its
 // thread and place, its tags, location, values, reads-from and dependencies, and the coherence
 // orders. Graphs with equal keys get the same verdict.
-struct lkmm_key {
-    std::uint64_t a = 0, b = 0;
-    friend bool operator==(const lkmm_key& x, const lkmm_key& y) {
-        return x.a == y.a && x.b == y.b;
-    }
-};
+using lkmm_key = hash128;
 
 // The same on the graph a load-buffering revisit of read r by write w builds from g (lb.cpp),
 // without building it: the events keep[t][i] of g that are no hole, a kept read whose write is

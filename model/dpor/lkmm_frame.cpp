@@ -176,38 +176,16 @@ void number_events(const graph& g, const std::vector<std::vector<char>>* keep, e
     std::sort(f.by_loc.begin(), f.by_loc.end());
 }
 
-namespace {
-
-// 64-bit words into two independent mixes (splitmix64's finaliser).
-class key_hash {
-public:
-    void add(std::uint64_t x) {
-        k_.a = mix(k_.a ^ x);
-        k_.b = mix(k_.b + x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
-    }
-    void add(const dep_list& v) {
-        add(v.size());
-        for (const std::uint32_t x : v) add(x);
-    }
-    lkmm_key get() const { return k_; }
-
-private:
-    static std::uint64_t mix(std::uint64_t z) {
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    lkmm_key k_{0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull};
-};
-
-}  // namespace
-
 // Everything lkmm.cpp reads of a frame and its graph: per number the event's place, its tags
 // and fields, the number of its write (a write of the harness's read by a task counts too:
 // tasks_only), its dependency lists; the coherence orders by location (f.co's order is the
 // graph's map's, which its copies need not keep).
 lkmm_key key_of(const graph& g, const frame& f) {
-    key_hash h;
+    word_hash h;
+    auto add_list = [&](const dep_list& v) {
+        h.add(v.size());
+        for (const std::uint32_t x : v) h.add(x);
+    };
     h.add(f.n);
     h.add(f.spawn_at);
     for (std::size_t k = 0; k < f.n; ++k) {
@@ -225,9 +203,9 @@ lkmm_key key_of(const graph& g, const frame& f) {
         const dep_rec* d = g.deps_of(e);
         h.add(d != nullptr);
         if (d) {
-            h.add(d->addr);
-            h.add(d->data);
-            h.add(d->ctrl);
+            add_list(d->addr);
+            add_list(d->data);
+            add_list(d->ctrl);
         }
     }
     thread_local std::vector<std::pair<std::uintptr_t, std::size_t>> lists;
