@@ -22,9 +22,20 @@ namespace {
 
 bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags);
 
-// Everything below, for the consistency axioms and for the flags on plain accesses. Returns
-// false as soon as an axiom fails (coherence, atomicity, happens-before, propagation,
-// plain-coherence); with `flags`, computes them on a consistent graph.
+// The numbered events of g, or of the graph a revisit builds from it (number_events), in the
+// one frame of this thread that the entry points below share: its buffers are kept from one
+// graph to the next.
+frame& numbered(const graph& g, const std::vector<std::vector<char>>* keep = nullptr, eid r = {},
+                eid w = {}) {
+    thread_local frame f;
+    number_events(g, keep, r, w, f);
+    return f;
+}
+
+// The consistency axioms and the flags on plain accesses: coherence on every event, the rest on
+// the tasks' events alone where that decides the same (tasks_only). Returns false as soon as an
+// axiom fails (coherence, atomicity, happens-before, propagation, plain-coherence); with
+// `flags`, computes them on a consistent graph.
 bool lkmm_check(const graph& g, const frame& f, lkmm_flags* flags) {
     if (f.n == 0) return true;
     if (!coherence_may_hold(f)) return false;
@@ -329,15 +340,10 @@ bool lkmm_axioms(const graph& g, const frame& f, lkmm_flags* flags) {
 
 }  // namespace
 
-bool lkmm_consistent(const graph& g) {
-    thread_local frame f;
-    number_events(g, nullptr, {}, {}, f);
-    return lkmm_check(g, f, nullptr);
-}
+bool lkmm_consistent(const graph& g) { return lkmm_check(g, numbered(g), nullptr); }
 
 bool lkmm_consistent_whole(const graph& g) {
-    thread_local frame f;
-    number_events(g, nullptr, {}, {}, f);
+    const frame& f = numbered(g);
     if (f.n == 0) return true;
     return coherence_may_hold(f) && lkmm_axioms(g, f, nullptr);
 }
@@ -345,16 +351,14 @@ bool lkmm_consistent_whole(const graph& g) {
 bool lkmm_revisit_consistent(const graph& g, const std::vector<std::vector<char>>& keep, eid r,
                              eid w, lkmm_key* key) {
     if (!revisit_coherence_may_hold(g, keep, r, w)) return false;
-    thread_local frame f;
-    number_events(g, &keep, r, w, f);
+    const frame& f = numbered(g, &keep, r, w);
     if (!lkmm_check(g, f, nullptr)) return false;
     if (key) *key = key_of(g, f);
     return true;
 }
 
 bool lkmm_consistent_known(const graph& g, const lkmm_key& known) {
-    thread_local frame f;
-    number_events(g, nullptr, {}, {}, f);
+    const frame& f = numbered(g);
     return key_of(g, f) == known || lkmm_check(g, f, nullptr);
 }
 
@@ -367,9 +371,7 @@ bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
         for (const event& e : t)
             plain = plain || (e.is_access() && !e.init && e.order == mo::plain);
     if (!plain) return true;
-    thread_local frame f;
-    number_events(g, nullptr, {}, {}, f);
-    return lkmm_check(g, f, &flags);
+    return lkmm_check(g, numbered(g), &flags);
 }
 
 std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc) {
