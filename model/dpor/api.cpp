@@ -74,6 +74,7 @@ explorer::explorer(const program& p, const options& o, const split_plan& split)
     for (unsigned t = 0; t < nthreads_; ++t) {
         stacks_.emplace_back(new char[stack_size]);
         arenas_.emplace_back(new char[arena_size]);
+        pointer_names_.add_arena(arenas_.back().get());
     }
 }
 
@@ -91,8 +92,11 @@ result explore(const program& prog, const options& opt) {
             if (o.on_thread) o.on_thread(false);
         }
     } here(opt);
-    // Under the LKMM (deduplication across the whole tree) and for a replay: one thread.
-    if (opt.threads > 1 && opt.model != memory_model::lkmm && opt.replay.empty())
+    // A replay is one run. Under the LKMM an execution limit is one thread's (which executions
+    // come first depends on timing on several, parallel.cpp), as is a split part.
+    const bool lkmm_one =
+        opt.model == memory_model::lkmm && (opt.max_executions > 0 || opt.split_parts > 0);
+    if (opt.threads > 1 && !lkmm_one && opt.replay.empty())
         return detail::explore_parallel(prog, opt);
     if (opt.split_parts > 0) return detail::explore_part(prog, opt);
     detail::explorer x(prog, opt);

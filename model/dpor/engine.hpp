@@ -130,8 +130,9 @@ struct options {
     // Explore on this many threads (README.md, parallel.cpp), each its own explorer of a share of
     // the tree: the counts, the verdict and the violations reported are those of one thread.
     // The program's and these options' functions then run on several threads at once: what they
-    // keep from one call to the next must be per thread, set up in on_thread. Under the LKMM
-    // (its deduplication spans the whole tree) and for a replay, one thread.
+    // keep from one call to the next must be per thread, set up in on_thread. For a replay, one
+    // thread; under the LKMM, one thread with an execution limit, and a violation is reported
+    // from a search run again on one thread (parallel.cpp).
     unsigned threads = 1;
     // Called on every thread that runs the program: before its first execution (true) and after
     // its last (false). Optional.
@@ -175,6 +176,10 @@ struct result {
     // (parallel.cpp).
     std::uint64_t helped_runs = 0;
     double census_seconds = 0;
+    // Under the LKMM on several threads, a violation was found: the threads stopped, and the
+    // search ran again on one thread (parallel.cpp); the time of the threads' run before.
+    bool rerun_on_one = false;
+    double parallel_seconds = 0;
     // options::split_parts: the depth of the tree it was split at, the subtrees rooted there, and
     // this part's counts per chunk it explored (chunk 0: before the first subtree, chunk k: from
     // the k-th subtree to the next; part i of N owns the chunks k with k mod N = i - 1).
@@ -295,7 +300,9 @@ void note(const std::string& text, src_loc where);
 // when not at its start), a pointer to its start by the largest range starting there.
 void name_memory(const void* p, std::size_t bytes, const std::string& name);
 // The values of this location are pointers: traces print them as names (null, a named object,
-// &location, or @N in order of first appearance), never as raw addresses.
+// &location, or @N in order of first appearance), never as raw addresses; under the LKMM the
+// fingerprints of graphs name those into the engine's arenas by arena and offset, the same on
+// every thread of a search (a program on several threads must declare its pointers so).
 void pointer_values(const void* loc);
 
 // Memory with use-after-free, double-free and leak checks. Freed memory is never reused within

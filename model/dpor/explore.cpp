@@ -98,115 +98,6 @@ void explorer::complete_rmw(graph& gr, eid r) {
     post_replay_writes_.push_back(we);
 }
 
-namespace {
-
-// What graph::canonical() writes, hashed from the graph's fields without writing the text (the
-// text cost most of a fingerprint): per thread its events (kind; a read's class, location rank,
-// value and write; a write's class, location rank and value; a fence's order; a choice's
-// outcome), then per location in rank order its coherence order. Locations are ranked by
-// address, as there.
-void hash_graph(const graph& g, word_hash& h) {
-    // The locations accessed, sorted: the graph's locations with a coherence order are at hand
-    // (a few, where the events are many), each marked if an event accesses it; an event at a
-    // location without one (none in a graph the search makes) sends it the long way, sorting
-    // every event's.
-    thread_local std::vector<std::uintptr_t> locs;
-    thread_local std::vector<char> used;
-    locs.clear();
-    for (const auto& kv : g.co) locs.push_back(kv.first);
-    std::sort(locs.begin(), locs.end());
-    used.assign(locs.size(), 0);
-    const bool all_known = [&] {
-        for (const auto& t : g.th)
-            for (const event& e : t) {
-                if (!e.is_access()) continue;
-                const auto it = std::lower_bound(locs.begin(), locs.end(), e.loc);
-                if (it == locs.end() || *it != e.loc) return false;
-                used[std::size_t(it - locs.begin())] = 1;
-            }
-        return true;
-    }();
-    if (all_known) {
-        std::size_t k = 0;
-        for (std::size_t j = 0; j < locs.size(); ++j)
-            if (used[j]) locs[k++] = locs[j];
-        locs.resize(k);
-    } else {
-        locs.clear();
-        for (const auto& t : g.th)
-            for (const event& e : t)
-                if (e.is_access()) locs.push_back(e.loc);
-        std::sort(locs.begin(), locs.end());
-        locs.erase(std::unique(locs.begin(), locs.end()), locs.end());
-    }
-    auto rank = [&](std::uintptr_t l) {
-        return std::uint64_t(std::lower_bound(locs.begin(), locs.end(), l) - locs.begin());
-    };
-    h.add(g.th.size());
-    for (const auto& t : g.th) {
-        h.add(t.size());
-        // (The kind, a read's or write's class and its location rank in one word: the mixes
-        // of the words are most of a fingerprint's cost.)
-        for (const event& e : t) {
-            const std::uint64_t kind = std::uint64_t(e.kind);
-            switch (e.kind) {
-                case ek::read: {
-                    const std::uint64_t cls = e.full ? 2 : e.rmw != rmw_op::none ? 1 : 0;
-                    h.add(kind | cls << 8 | rank(e.loc) << 16);
-                    h.add(e.val);
-                    h.add(std::uint64_t(e.rf.t) << 32 | e.rf.i);
-                    break;
-                }
-                case ek::write:
-                    h.add(kind | std::uint64_t(e.init) << 8 | rank(e.loc) << 16);
-                    h.add(e.val);
-                    break;
-                case ek::fence:
-                    h.add(kind | std::uint64_t(e.order) << 8);
-                    break;
-                case ek::choice:
-                    h.add(kind);
-                    h.add(e.val);
-                    break;
-                case ek::block:
-                case ek::hole:
-                    h.add(kind);
-                    break;
-            }
-        }
-    }
-    for (const std::uintptr_t l : locs) {
-        const auto& list = g.co.at(l);
-        h.add(list.size());
-        for (const eid w : list) h.add(std::uint64_t(w.t) << 32 | w.i);
-    }
-}
-
-fingerprint graph_fingerprint(const graph& g) {
-    word_hash h;
-    hash_graph(g, h);
-    return h.get();
-}
-
-// A run's start under the LKMM (lb.cpp, "Where a run starts"): the graph, and the work the
-// alternative left for the run besides it: the writes whose revisits it computes when the replay
-// ends, and the reads the revisit added anew (their alternatives wait in the context). Not the
-// order the events were added in, nor their flags.
-fingerprint start_fingerprint(const graph& g, const std::vector<eid>& pending,
-                              const std::vector<eid>& readded) {
-    word_hash h;
-    hash_graph(g, h);
-    for (const std::vector<eid>* v : {&pending, &readded}) {
-        std::vector<std::uint64_t> ids;
-        for (const eid e : *v) ids.push_back(std::uint64_t(e.t) << 32 | e.i);
-        std::sort(ids.begin(), ids.end());
-        h.add(ids.size());
-        for (const std::uint64_t x : ids) h.add(x);
-    }
-    return h.get();
-}
-}  // namespace
-
 void explorer::apply(std::size_t ci, item it) {
     post_replay_writes_.clear();
     graph& gr = stack_[ci].g;
@@ -219,9 +110,10 @@ void explorer::apply(std::size_t ci, item it) {
             return;
         }
         // A start already explored (lb.cpp: no maximality under the LKMM) is not run again.
-        const fingerprint key = start_fingerprint(stack_[ci].g, post_replay_writes_, readded_);
+        const fingerprint key =
+            start_fingerprint(stack_[ci].g, pointer_names_, post_replay_writes_, readded_);
         readded_.clear();
-        if (!seen_starts_.insert(key).second) {
+        if (!new_start(key)) {
             if (bwd) stack_.pop_back();
             return;
         }
@@ -512,13 +404,68 @@ void explorer::end_of_replay() {
     for (eid w : writes) calc_revisits(w);
 }
 
+// The first thread of an execution that is not complete that waits for ever, if every thread
+// that does not end so waits: -1 if none.
+int explorer::stuck() {
+    int stuck_thread = -1;
+    bool all_stuck = true;
+    for (unsigned t = 0; t < nthreads_; ++t) {
+        const thread_rt& x = th_[t];
+        if (x.state != ts::blocked && x.state != ts::finished && x.state != ts::join_wait &&
+            x.state != ts::idle)
+            internal_error("an execution ended with thread " + std::to_string(t) +
+                           " neither finished nor blocked");
+        if (x.state != ts::blocked) continue;
+        const bool waits = std::strcmp(x.block_reason, "spin") == 0 ||
+                           std::strcmp(x.block_reason, "lock") == 0 ||
+                           std::strcmp(x.block_reason, "wait") == 0;
+        bool stuck = waits && !x.awaited.empty();
+        for (eid r : x.awaited) stuck = stuck && ev(r).rf == g().co_max(ev(r).loc);
+        all_stuck = all_stuck && stuck;
+        if (stuck && stuck_thread < 0) stuck_thread = int(t);
+    }
+    return all_stuck ? stuck_thread : -1;
+}
+
+// Whether the execution that ended shows a violation, as finish_execution judges one it counts
+// (for the runs it does not count).
+bool explorer::shows_violation() {
+    if (violated_) return true;
+    if (stale_cut_) return false;
+    bool all_done = true;
+    for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
+    if (!all_done) return stuck() >= 0;
+    for (const alloc_rec& a : allocs_)
+        if (!a.freed) return true;
+    lkmm_flags f;
+    return opt_.model == memory_model::lkmm && opt_.data_race_is_violation &&
+           lkmm_flags_of(g(), f) && f.data_race;
+}
+
 void explorer::finish_execution() {
     if (discard_) return;
-    if (split_.parts && (split_.census || !owned_)) return;  // another part counts it
+    if (split_.parts && (split_.census || !owned_)) {  // another part counts it
+        // Under the LKMM a violation (whoever counts the run) ends a census and the threads'
+        // search at once: the search runs again on one thread (parallel.cpp). (A program run on
+        // past its first violation, a use after free, may crash.)
+        if (opt_.model == memory_model::lkmm && shows_violation()) {
+            stop_all_ = true;
+            if (split_.shared) split_.shared->violated.store(true, std::memory_order_relaxed);
+            if (split_.census) {
+                violation v;
+                v.cls = viol_cls_;
+                v.message = viol_msg_;
+                v.where = viol_where_;
+                res_.violations.push_back(v);
+            }
+            stop_threads();
+        }
+        return;
+    }
     const std::uint64_t executions_before = res_.executions, blocked_before = res_.blocked;
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
-    if (opt_.model == memory_model::lkmm && !seen_graphs_.insert(graph_fingerprint(g())).second)
+    if (opt_.model == memory_model::lkmm && !new_graph(graph_fingerprint(g(), pointer_names_)))
         return;
     if (violated_) {
         report(viol_cls_, viol_msg_, viol_where_);
@@ -562,24 +509,8 @@ void explorer::finish_execution() {
         // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin). Only when
         // every blocked thread is such a waiter: a thread cut by an assume (or a waiter on a
         // value that is not the newest) marks an execution that another one covers.
-        int stuck_thread = -1;
-        bool all_stuck = true;
-        for (unsigned t = 0; t < nthreads_; ++t) {
-            const thread_rt& x = th_[t];
-            if (x.state != ts::blocked && x.state != ts::finished && x.state != ts::join_wait &&
-                x.state != ts::idle)
-                internal_error("an execution ended with thread " + std::to_string(t) +
-                               " neither finished nor blocked");
-            if (x.state != ts::blocked) continue;
-            const bool waits = std::strcmp(x.block_reason, "spin") == 0 ||
-                               std::strcmp(x.block_reason, "lock") == 0 ||
-                               std::strcmp(x.block_reason, "wait") == 0;
-            bool stuck = waits && !x.awaited.empty();
-            for (eid r : x.awaited) stuck = stuck && ev(r).rf == g().co_max(ev(r).loc);
-            all_stuck = all_stuck && stuck;
-            if (stuck && stuck_thread < 0) stuck_thread = int(t);
-        }
-        if (all_stuck && stuck_thread >= 0) {
+        const int stuck_thread = stuck();
+        if (stuck_thread >= 0) {
             const thread_rt& x = th_[unsigned(stuck_thread)];
             const bool spin = std::strcmp(x.block_reason, "spin") == 0;
             report(spin ? "livelock" : "deadlock",
@@ -629,8 +560,15 @@ void explorer::report(const std::string& cls, const std::string& msg, src_loc wh
     } else if (!opt_.all_violations) {
         stop_all_ = true;
     }
-    // On several threads: the others go on only in the chunks before this one (parallel.cpp).
-    if (stop_all_ && split_.shared) split_.shared->violation_in(roots_);
+    // On several threads: the others go on only in the chunks before this one (parallel.cpp);
+    // under the LKMM they stop, and the search runs again on one thread.
+    if (stop_all_ && split_.shared) {
+        if (opt_.model == memory_model::lkmm) {
+            split_.shared->violated.store(true, std::memory_order_relaxed);
+            stop_threads();
+        } else
+            split_.shared->violation_in(roots_);
+    }
     if (seen_classes_.count(cls)) return;
     seen_classes_[cls] = true;
     violation v;

@@ -8,9 +8,11 @@
 //   memory.cpp   plain accesses and races, the engine's arenas
 //   annotate.cpp the LKMM: kernel primitives, dependencies, replays that diverge
 //   lb.cpp       the LKMM: load buffering, holes, revisits
+//   fingerprint.cpp the LKMM: the fingerprints of executions and of runs' starts
 //   trace.cpp    traces of violations and replay strings
 //   split.cpp    one search in parts: the census of the tree, which runs a part owns
-//   parallel.cpp one search on several threads: who takes which subtree, the results joined
+//   parallel.cpp one search on several threads: who takes which subtree, the results joined,
+//                the LKMM's shared sets of fingerprints
 //   api.cpp      explore() and the operations of namespace rt
 #pragma once
 
@@ -42,12 +44,43 @@ namespace kverify::dpor::detail {
 
 using clock_type = std::chrono::steady_clock;
 
-// A graph hashed to 128 bits (two independent 64-bit hashes, explore.cpp): equal graphs have
+// A graph hashed to 128 bits (two independent 64-bit hashes, fingerprint.cpp): equal graphs have
 // equal fingerprints; two different graphs share one with probability about 2^-128.
 using fingerprint = hash128;
 struct fingerprint_hash {
     std::size_t operator()(const fingerprint& f) const { return std::size_t(f.a ^ (f.b << 1)); }
 };
+
+constexpr std::size_t stack_size = 512 * 1024;
+constexpr std::size_t arena_size = 8 * 1024 * 1024;
+
+// How a fingerprint names pointer values (fingerprint.cpp, hash_graph): a location that holds
+// pointers (rt::pointer_values, under the LKMM) has its values that point into one of the
+// explorer's arenas named by the arena and the offset, the same on every explorer of a search.
+class pointer_names {
+public:
+    void add_arena(const char* base) { arenas_.push_back(reinterpret_cast<std::uintptr_t>(base)); }
+    void add_location(std::uintptr_t loc) { locs_.insert(loc); }
+    bool holds_pointers(std::uintptr_t loc) const { return !locs_.empty() && locs_.count(loc); }
+    // (A pointer is below 2^63, so the names, with bit 63 set, are none of the other values.)
+    value_t value(value_t v) const {
+        for (std::size_t k = 0; k < arenas_.size(); ++k)
+            if (v - arenas_[k] < arena_size)
+                return value_t(1) << 63 | value_t(k) << 40 | (v - arenas_[k]);
+        return v;
+    }
+
+private:
+    std::vector<std::uintptr_t> arenas_;
+    std::unordered_set<std::uintptr_t> locs_;
+};
+
+// Under the LKMM (fingerprint.cpp), the same on every explorer of a search: a complete
+// execution's fingerprint, and that of a run's start (the graph, the writes whose revisits the run
+// computes when its replay ends, and the reads a revisit added anew).
+fingerprint graph_fingerprint(const graph& g, const pointer_names& names);
+fingerprint start_fingerprint(const graph& g, const pointer_names& names,
+                              const std::vector<eid>& pending, const std::vector<eid>& readded);
 
 // An alternative left to explore, kept at the stamp of the event it changes.
 struct item {
@@ -71,9 +104,6 @@ struct context {
     std::vector<item> work;
 };
 
-constexpr std::size_t stack_size = 512 * 1024;
-constexpr std::size_t arena_size = 8 * 1024 * 1024;
-
 // A trace of thousands of events (an event limit) keeps its start and its end.
 std::string shorten(const std::string& trace);
 
@@ -92,6 +122,24 @@ struct split_plan {
     // On several threads: this explorer helps the thread that owns chunk `help` (parallel.cpp);
     // none: UINT64_MAX.
     std::uint64_t help = UINT64_MAX;
+    // Under the LKMM: the census met a violation (the search then runs on one thread).
+    bool violated = false;
+};
+
+// A set of fingerprints several threads insert into at once (parallel.cpp, under the LKMM):
+// sharded by the fingerprint's top bits, a lock per shard.
+class shared_fingerprints {
+public:
+    // True if `f` was not in the set (it is now).
+    bool insert(const fingerprint& f);
+
+private:
+    static constexpr unsigned shard_bits = 6;
+    struct shard {
+        std::mutex lock;
+        std::unordered_set<fingerprint, fingerprint_hash> set;
+    };
+    shard shards_[1u << shard_bits];
 };
 
 // What the threads of one search share (parallel.cpp): which thread took each chunk, the lowest
@@ -115,6 +163,11 @@ struct parallel_search {
     void violation_in(std::uint64_t chunk);
     // Counts executions and blocked ones; returns both, all threads together, so far.
     std::uint64_t count(std::uint64_t executions, std::uint64_t blocked);
+    // Under the LKMM: the starts of runs and the executions explored by any thread below the
+    // structure of the cuts (parallel.cpp, Under the LKMM).
+    shared_fingerprints starts, graphs;
+    // Under the LKMM: a thread met a violation (the search runs again on one thread).
+    std::atomic<bool> violated{false};
 };
 
 // The census of a split search (split.cpp): the shallowest depth of the tree of runs with at
@@ -198,6 +251,8 @@ private:
     void compute_views();
     void end_of_replay();
     void finish_execution();
+    int stuck();
+    bool shows_violation();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);
@@ -367,11 +422,17 @@ private:
     std::string viol_cls_, viol_msg_;
     src_loc viol_where_{"", 0, ""};
     std::map<std::string, bool> seen_classes_;
-    // LKMM: fingerprints of the starts of runs (explore.cpp, start_fingerprint), and of the
-    // complete executions counted
-    std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_;
-    std::vector<eid> readded_;  // LKMM: the reads the last backward revisit added anew (lb.cpp)
-    bool skip_apply_ = false;   // apply_lkmm dropped its item (lb.cpp)
+    // LKMM: fingerprints of the starts of runs (fingerprint.cpp, start_fingerprint), and of the
+    // complete executions counted. On several threads, seen_starts_ holds those above the cut
+    // and chunk_starts_ those of the chunk going on above the second cut (parallel.cpp).
+    std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_, chunk_starts_;
+    // The run whose start is `key` has not been explored yet (by any thread): explore it.
+    bool new_start(const fingerprint& key);
+    // The execution `key` has not been counted yet (by any thread): count it.
+    bool new_graph(const fingerprint& key);
+    pointer_names pointer_names_;  // LKMM: for the fingerprints (fingerprint.cpp)
+    std::vector<eid> readded_;     // LKMM: the reads the last backward revisit added anew (lb.cpp)
+    bool skip_apply_ = false;      // apply_lkmm dropped its item (lb.cpp)
     // LKMM: the key of the graph the backward revisit being applied was checked on as a
     // candidate (lb.cpp), for consistent_before_run; null: none
     const lkmm_key* applied_key_ = nullptr;

@@ -13,7 +13,7 @@
 // prefixes) are written for porf-acyclic models; under load buffering they lose graphs (the
 // generated tests against herd7 and the oracle show it). So under the LKMM every consistent
 // revisit is taken, and what was explored is not explored again: the explorer keeps a
-// fingerprint of every complete execution it counts, and of every start of a run (explore.cpp).
+// fingerprint of every complete execution it counts, and of every start of a run (fingerprint.cpp).
 // The search is then complete by the same argument as without the reduction, at the price of
 // runs that end on an execution already counted (result::replays counts every run).
 // Where a run starts: what the subtree of a run explores depends on its graph and on the work
@@ -384,7 +384,7 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
     // as a read the program adds now would. (Kept with its old stamp and no alternatives, as
     // TruSt may do where prefixes are porf-closed, the exploration from a graph would depend on
     // the order its events were added in, and the starts could not be told apart by the graph:
-    // explore.cpp, start_fingerprint.) Marked now, while a write it read still shows as gone.
+    // fingerprint.cpp, start_fingerprint.) Marked now, while a write it read still shows as gone.
     for (auto& t : ng.th)
         for (event& e : t)
             if (e.is_read() && (e.rf.i >= ng.th[e.rf.t].size() || ng.at(e.rf).kind == ek::hole))

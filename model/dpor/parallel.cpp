@@ -22,6 +22,21 @@
 // and a run's alternatives, and the alternatives a stale wait drops, lie in its own subtree), so
 // every thread meets the same subtrees in the same order, every run is counted once, and the
 // whole search's order is by chunk, then by piece.
+//
+// Under the LKMM a search keeps the fingerprints of the starts of runs it explored and of the
+// executions it counted, and explores a start or counts an execution only once (lb.cpp): what a
+// start's subtree explores depends on the start alone, so the executions counted are those of
+// the starts reachable from the first run, each once, in whatever order they are reached. On
+// several threads the sets are shared (shared_fingerprints), so the counts of a search that ends
+// are one thread's. But then which thread meets a start first depends on timing, and so would
+// the tree above and between the cuts, which every thread of a chunk must make alike to number
+// its subtrees alike: there a thread skips only what it met there itself, in runs made by every
+// thread (the starts above the cut, and those of the chunk's runs above the second cut, whose
+// set is emptied at each chunk's root), and below the second cut what any thread met. A start
+// is put in the shared set only by a thread about to explore it, so every start reachable is
+// explored by some thread. Which chunk a violation is found in, and the runs before it, depend
+// on timing too: the first violation stops every thread, and the search runs again on one
+// thread, for the counterexample and the counts before it that one thread gives.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,6 +49,30 @@
 #include "model/dpor/explorer.hpp"
 
 namespace kverify::dpor::detail {
+
+bool shared_fingerprints::insert(const fingerprint& f) {
+    shard& s = shards_[f.b >> (64 - shard_bits)];
+    const std::lock_guard<std::mutex> hold(s.lock);
+    return s.set.insert(f).second;
+}
+
+bool explorer::new_start(const fingerprint& key) {
+    parallel_search* const ps = split_.shared;
+    if (!ps) return seen_starts_.insert(key).second;
+    if (depth_ < split_.depth) {  // above the cut: made by every thread
+        if (!seen_starts_.insert(key).second) return false;
+    } else if (depth_ < split_.depth + opt_.help_levels) {  // a chunk above its second cut
+        if (seen_starts_.count(key) || !chunk_starts_.insert(key).second) return false;
+    } else {
+        return ps->starts.insert(key);
+    }
+    ps->starts.insert(key);  // (this thread explores it now)
+    return true;
+}
+
+bool explorer::new_graph(const fingerprint& key) {
+    return split_.shared ? split_.shared->graphs.insert(key) : seen_graphs_.insert(key).second;
+}
 
 bool parallel_search::take_sub(std::uint64_t chunk, std::uint64_t sub) {
     const std::lock_guard<std::mutex> hold(sub_lock);
@@ -130,6 +169,19 @@ result explore_parallel(const program& prog, const options& opt) {
         return census;
     }
     const double census_seconds = spent();
+    const auto on_one_thread = [&](double parallel_seconds) {
+        options one = opt;
+        one.threads = 1;
+        if (opt.budget_s > 0) one.budget_s = std::max(opt.budget_s - spent(), 1e-3);
+        explorer x(prog, one);
+        result r = x.run();
+        r.rerun_on_one = true;
+        r.parallel_seconds = parallel_seconds;
+        r.census_seconds = census_seconds;
+        r.seconds = spent();
+        return r;
+    };
+    if (plan.violated) return on_one_thread(0);  // (under the LKMM, see the top)
 
     parallel_search ps;
     ps.active.reset(new std::atomic<std::uint64_t>[n]);
@@ -213,6 +265,14 @@ result explore_parallel(const program& prog, const options& opt) {
     for (std::thread& th : pool) th.join();
     for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);
+
+    if (opt.model == memory_model::lkmm) {
+        // A violation: the counts before it and the counterexample are one thread's (see the
+        // top). (A budget that ran out: inconclusive, with the counts so far.)
+        bool violated = ps.violated.load();
+        for (const result& r : results) violated = violated || !r.violations.empty();
+        if (violated) return on_one_thread(spent() - census_seconds);
+    }
 
     result out;
     std::vector<result::chunk> chunks;

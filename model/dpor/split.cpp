@@ -36,6 +36,7 @@ bool explorer::split_enter(const item& it) {
     parallel_search* const ps = split_.shared;
     if (it.depth == split_.depth) {
         ++roots_;
+        chunk_starts_.clear();  // (the LKMM's starts of the chunk above the second cut)
         if (split_.census) return false;
         sub_ = 0;
         if (ps && split_.help != UINT64_MAX) {
@@ -114,10 +115,10 @@ bool take_census(const program& prog, const options& opt, std::uint64_t roots, s
     if (opt.split_parts > 0 && (opt.split_part < 1 || opt.split_part > opt.split_parts))
         throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of " +
                                     std::to_string(opt.split_parts));
-    if (opt.model == memory_model::lkmm)
+    if (opt.model == memory_model::lkmm && opt.split_parts > 0)
         throw std::invalid_argument(
             "dpor: a search under the LKMM cannot be split (it deduplicates graphs across the "
-            "whole tree)");
+            "whole tree; its threads share one set, parallel.cpp)");
     if (!opt.replay.empty())
         throw std::invalid_argument("dpor: a replay is one execution, not a search to split");
     // The shallowest depth with enough subtrees (else the one with the most), the same in every
@@ -139,6 +140,10 @@ bool take_census(const program& prog, const options& opt, std::uint64_t roots, s
         explorer x(prog, census, probe);
         const result r = x.run();
         failed.replays += r.replays;
+        if (!r.violations.empty()) {  // (only under the LKMM, explore.cpp: finish_execution)
+            plan.violated = true;
+            return true;
+        }
         if (!r.complete) {
             failed.complete = false;
             failed.incomplete_reason = r.incomplete_reason + " (in the census of the split)";

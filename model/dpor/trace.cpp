@@ -49,6 +49,8 @@ void explorer::name_memory(const void* p, std::size_t bytes, const std::string& 
 
 void explorer::pointer_values(const void* loc) {
     if (tracing_) pointer_locs_.insert(reinterpret_cast<std::uintptr_t>(loc));
+    if (opt_.model == memory_model::lkmm)  // (for the fingerprints, fingerprint.cpp)
+        pointer_names_.add_location(reinterpret_cast<std::uintptr_t>(loc));
 }
 
 // A message's addresses as %p prints them (0x and at least 6 hex digits) become pointer names.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // 128-bit hashes of sequences of 64-bit words: two independent mixes (splitmix64's finaliser on
 // different seeds and inputs). The fingerprints of graphs and of the starts of runs
-// (explore.cpp) and the LKMM's keys of numbered graphs (lkmm_frame.cpp). Internal to model/dpor.
+// (fingerprint.cpp) and the LKMM's keys of numbered graphs (lkmm_frame.cpp). Internal to
+// model/dpor.
 #pragma once
 
 #include <cstddef>

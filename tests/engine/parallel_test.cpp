@@ -287,12 +287,12 @@ TEST(EngineParallel, APartOfASplitSearchOnThreadsIsThePart) {
     EXPECT_EQ(checked, 40u);
 }
 
-TEST(EngineParallel, ZeroThreadsAreRefusedAndTheLkmmRunsOnOne) {
+// (Under the LKMM: tests/engine/parallel_lkmm_test.cpp.)
+TEST(EngineParallel, ZeroThreadsAreRefused) {
     prog p;
     p.init = {0};
     p.threads = {{instr{}}, {instr{}}};
     EXPECT_THROW(run_on_engine(p, on_threads(memory_model::rc11, 0)), std::invalid_argument);
-    EXPECT_EQ(run_on_engine(p, on_threads(memory_model::lkmm, 3)).res.threads, 1u);
     EXPECT_EQ(run_on_engine(p, on_threads(memory_model::sc, 3)).res.threads, 3u);
 }
 
