@@ -427,19 +427,24 @@ int explorer::stuck() {
     return all_stuck ? stuck_thread : -1;
 }
 
-// Whether the execution that ended shows a violation, as finish_execution judges one it counts
-// (for the runs it does not count).
-bool explorer::shows_violation() {
-    if (violated_) return true;
-    if (stale_cut_) return false;
+// The class of the violation the execution that ended shows, as finish_execution judges one it
+// counts (for the runs it does not count); none: "".
+std::string explorer::violation_class() {
+    if (violated_) return viol_cls_;
+    if (stale_cut_) return "";
     bool all_done = true;
     for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
-    if (!all_done) return stuck() >= 0;
+    if (!all_done) {
+        const int t = stuck();
+        if (t < 0) return "";
+        return std::strcmp(th_[unsigned(t)].block_reason, "spin") == 0 ? "livelock" : "deadlock";
+    }
     for (const alloc_rec& a : allocs_)
-        if (!a.freed) return true;
+        if (!a.freed) return "leak";
     lkmm_flags f;
-    return opt_.model == memory_model::lkmm && opt_.data_race_is_violation &&
-           lkmm_flags_of(g(), f) && f.data_race;
+    const bool race = opt_.model == memory_model::lkmm && opt_.data_race_is_violation &&
+                      lkmm_flags_of(g(), f) && f.data_race;
+    return race ? "data-race" : "";
 }
 
 void explorer::finish_execution() {
@@ -448,14 +453,15 @@ void explorer::finish_execution() {
         // Under the LKMM a violation (whoever counts the run) ends a census and the threads'
         // search at once: the search runs again on one thread (parallel.cpp). (A program run on
         // past its first violation, a use after free, may crash.)
-        if (opt_.model == memory_model::lkmm && shows_violation()) {
+        // (Only a violation that would stop the search: of the class it looks for, if any.)
+        const std::string cls =
+            opt_.model == memory_model::lkmm ? violation_class() : std::string();
+        if (!cls.empty() && (opt_.stop_class.empty() || cls == opt_.stop_class)) {
             stop_all_ = true;
             if (split_.shared) split_.shared->violated.store(true, std::memory_order_relaxed);
             if (split_.census) {
                 violation v;
-                v.cls = viol_cls_;
-                v.message = viol_msg_;
-                v.where = viol_where_;
+                v.cls = cls;
                 res_.violations.push_back(v);
             }
             stop_threads();

@@ -252,7 +252,7 @@ private:
     void end_of_replay();
     void finish_execution();
     int stuck();
-    bool shows_violation();
+    std::string violation_class();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);

@@ -169,19 +169,21 @@ result explore_parallel(const program& prog, const options& opt) {
         return census;
     }
     const double census_seconds = spent();
-    const auto on_one_thread = [&](double parallel_seconds) {
+    // (Under the LKMM, after a violation: see the top. The runs made before count as runs.)
+    const auto on_one_thread = [&](double parallel_seconds, std::uint64_t runs_before) {
         options one = opt;
         one.threads = 1;
         if (opt.budget_s > 0) one.budget_s = std::max(opt.budget_s - spent(), 1e-3);
         explorer x(prog, one);
         result r = x.run();
         r.rerun_on_one = true;
+        r.replays += census.replays + runs_before;
         r.parallel_seconds = parallel_seconds;
         r.census_seconds = census_seconds;
         r.seconds = spent();
         return r;
     };
-    if (plan.violated) return on_one_thread(0);  // (under the LKMM, see the top)
+    if (plan.violated) return on_one_thread(0, 0);
 
     parallel_search ps;
     ps.active.reset(new std::atomic<std::uint64_t>[n]);
@@ -270,8 +272,12 @@ result explore_parallel(const program& prog, const options& opt) {
         // A violation: the counts before it and the counterexample are one thread's (see the
         // top). (A budget that ran out: inconclusive, with the counts so far.)
         bool violated = ps.violated.load();
-        for (const result& r : results) violated = violated || !r.violations.empty();
-        if (violated) return on_one_thread(spent() - census_seconds);
+        std::uint64_t runs = 0;
+        for (const result& r : results) {
+            violated = violated || !r.violations.empty();
+            runs += r.replays;
+        }
+        if (violated) return on_one_thread(spent() - census_seconds, runs);
     }
 
     result out;

@@ -3,10 +3,11 @@
 // the sets of starts and executions explored, so on generated programs on 2 and 3 threads the
 // search counts every complete and blocked execution of the one-thread search exactly once
 // (multisets of graphs: a duplicate shows), and a violation found on threads is reported as one
-// thread finds it (the search runs again on one). The fingerprints that make the sets shareable
-// name no address of an explorer's: equal on two explorers whose locations and arenas lie
-// elsewhere, and different for a graph that differs (a value, a pointer's offset, a location
-// that holds pointers not declared so).
+// thread finds it (the search runs again on one), also when the search looks for one class only.
+// Without the run again on one thread, both violation tests fail. The fingerprints that make the
+// sets shareable name no address of an explorer's: equal on two explorers whose locations and
+// arenas lie elsewhere, and different for a graph that differs (a value, a pointer's offset, a
+// location that holds pointers not declared so).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -121,6 +122,41 @@ TEST(EngineParallelLkmm, TheReportedViolationIsTheOneThreadSearchs) {
     }
     EXPECT_GT(violating, 30u);
     EXPECT_GT(late, 5u);  // found past the first few executions too
+}
+
+// Looking for one class only (options::stop_class): the other class's violations do not end
+// the search, on threads as on one.
+TEST(EngineParallelLkmm, OneClassLookedForAsOnOneThread) {
+    std::mt19937 rng(23);
+    unsigned found = 0, other_first = 0;
+    const auto at_end = [](const outcome& o) {
+        const std::uint64_t h = outcome_hash(o);
+        if (h % 3 == 0) rt::fail("three", "a chosen outcome", src_loc("parallel_lkmm_test", 0, ""));
+        if (h % 7 == 1) rt::fail("seven", "a chosen outcome", src_loc("parallel_lkmm_test", 0, ""));
+    };
+    for (int k = 0; k < 160; ++k) {
+        const prog p = straight_line(rng);
+        options opt = lkmm_on(1);
+        opt.stop_class = "seven";
+        const engine_run one = run_on_engine(p, opt, at_end);
+        if (one.res.violations.empty()) continue;
+        ++found;
+        other_first += run_on_engine(p, lkmm_on(1), at_end).res.violations.front().cls == "three";
+        for (unsigned n = 2; n <= 3; ++n) {
+            SCOPED_TRACE("program " + std::to_string(k) + " on " + std::to_string(n) +
+                         " threads: " + to_text(p));
+            opt.threads = n;
+            const engine_run par = run_on_engine(p, opt, at_end);
+            ASSERT_EQ(par.res.violations.size(), 1u);
+            EXPECT_EQ(par.res.violations[0].cls, "seven");
+            EXPECT_EQ(par.res.violations[0].replay, one.res.violations[0].replay);
+            EXPECT_EQ(par.res.violations[0].at_execution, one.res.violations[0].at_execution);
+            EXPECT_EQ(par.res.executions, one.res.executions);
+            if (::testing::Test::HasFailure()) return;
+        }
+    }
+    EXPECT_GT(found, 20u);
+    EXPECT_GT(other_first, 5u);  // where the other class comes first
 }
 
 TEST(EngineParallelLkmm, AnExecutionLimitRunsOnOneThread) {
