@@ -374,23 +374,31 @@ bool lkmm_flags_of(const graph& g, lkmm_flags& flags) {
     return lkmm_check(g, numbered(g), &flags);
 }
 
+// The lowest place in loc's coherence order a new read at `id` may read from: that of the last
+// access to loc before it in its thread, in the harness's setup (for a task), or in each task
+// (for the harness's teardown). Coherence makes the places of one thread's accesses to a location
+// rise along program order (CoWW, CoWR, CoRW, CoRR), so each thread's part is scanned backwards
+// to its last access there, not whole (the setup of a model's harness is most of the events, and
+// this runs for every new read).
 std::size_t lkmm_frontier(const graph& g, eid id, std::uintptr_t loc) {
     std::size_t lo = 0;
     const auto it = g.co.find(loc);
     if (it == g.co.end()) return 0;
-    const std::vector<eid>& list = it->second;  // (looked up once: this runs for every new read)
-    auto see = [&](eid e) {
-        const event& ev = g.at(e);
-        if (!ev.is_access() || ev.loc != loc) return;
-        lo = std::max(lo, graph::index_in(list, ev.is_write() ? e : ev.rf));
+    const std::vector<eid>& list = it->second;  // (looked up once)
+    auto last = [&](std::uint16_t t, std::uint32_t end) {
+        for (std::uint32_t i = std::min<std::uint32_t>(end, g.th[t].size()); i-- > 0;) {
+            const event& ev = g.th[t][i];
+            if (!ev.is_access() || ev.loc != loc) continue;
+            lo = std::max(lo, graph::index_in(list, ev.is_write() ? eid{t, i} : ev.rf));
+            return;
+        }
     };
-    for (std::uint32_t i = 0; i < id.i && i < g.th[id.t].size(); ++i) see(eid{id.t, i});
+    last(id.t, id.i);
     if (g.spawn_at != UINT32_MAX) {
         if (id.t != 0) {
-            for (std::uint32_t i = 0; i < g.spawn_at && i < g.th[0].size(); ++i) see(eid{0, i});
+            last(0, g.spawn_at);
         } else if (id.i >= g.spawn_at) {
-            for (unsigned t = 1; t < g.th.size(); ++t)
-                for (std::uint32_t i = 0; i < g.th[t].size(); ++i) see(eid{std::uint16_t(t), i});
+            for (unsigned t = 1; t < g.th.size(); ++t) last(std::uint16_t(t), UINT32_MAX);
         }
     }
     return lo;
