@@ -404,8 +404,8 @@ void explorer::end_of_replay() {
     for (eid w : writes) calc_revisits(w);
 }
 
-// The first thread of an execution that is not complete that waits for ever, if every thread
-// that does not end so waits: -1 if none.
+// Of an execution that is not complete: the first thread that waits for ever (on values no other
+// thread will change), if every blocked thread does; -1 otherwise.
 int explorer::stuck() {
     int stuck_thread = -1;
     bool all_stuck = true;
