@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -51,6 +52,24 @@ inline std::uint64_t outcome_hash(const outcome& o) {
     for (const auto& t : o)
         for (value_t v : t) h = (h ^ v) * 1099511628211ull;
     return h;
+}
+
+// Executions as a multiset of their canonical texts (collect_graphs), so that one explored
+// twice shows.
+using multiset = std::map<std::string, unsigned>;
+inline multiset count_of(const std::vector<std::string>& graphs) {
+    multiset m;
+    for (const std::string& g : graphs) ++m[g];
+    return m;
+}
+
+// A violation of class `cls` on some outcomes: those whose results hash to 0 modulo `mod`.
+inline std::function<void(const outcome&)> fail_on_some(std::uint64_t mod,
+                                                        const char* cls = "outcome") {
+    return [mod, cls](const outcome& o) {
+        if (outcome_hash(o) % mod == 0)
+            rt::fail(cls, "a chosen outcome", src_loc("engine test", 0, ""));
+    };
 }
 
 struct engine_run {

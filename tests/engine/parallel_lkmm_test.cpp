@@ -21,14 +21,6 @@
 namespace kverify::dpor::test {
 namespace {
 
-using multiset = std::map<std::string, unsigned>;
-
-multiset count_of(const std::vector<std::string>& graphs) {
-    multiset m;
-    for (const std::string& g : graphs) ++m[g];
-    return m;
-}
-
 options lkmm_on(unsigned threads) {
     options o;
     o.model = memory_model::lkmm;
@@ -83,14 +75,6 @@ TEST(EngineParallelLkmm, EveryThreadCountExploresTheOneThreadSearchOnce) {
     }
     EXPECT_EQ(checked, 150u);
     EXPECT_GE(big, 15u);  // searches with enough subtrees for the threads to share
-}
-
-// A violation on some outcomes: those whose results hash to 0 modulo `mod`.
-std::function<void(const outcome&)> fail_on_some(std::uint64_t mod) {
-    return [mod](const outcome& o) {
-        if (outcome_hash(o) % mod == 0)
-            rt::fail("outcome", "a chosen outcome", src_loc("parallel_lkmm_test", 0, ""));
-    };
 }
 
 TEST(EngineParallelLkmm, TheReportedViolationIsTheOneThreadSearchs) {

@@ -20,28 +20,12 @@
 namespace kverify::dpor::test {
 namespace {
 
-using multiset = std::map<std::string, unsigned>;
-
-multiset count_of(const std::vector<std::string>& graphs) {
-    multiset m;
-    for (const std::string& g : graphs) ++m[g];
-    return m;
-}
-
 options on_threads(memory_model m, unsigned threads) {
     options o;
     o.model = m;
     o.trace = false;
     o.threads = threads;
     return o;
-}
-
-// A violation on some outcomes: those whose results hash to 0 modulo `mod`.
-std::function<void(const outcome&)> fail_on_some(std::uint64_t mod, const char* cls = "outcome") {
-    return [mod, cls](const outcome& o) {
-        const std::uint64_t h = outcome_hash(o);
-        if (h % mod == 0) rt::fail(cls, "a chosen outcome", src_loc("parallel_test", 0, ""));
-    };
 }
 
 TEST(EngineParallel, EveryThreadCountExploresTheOneThreadSearchOnce) {

@@ -17,14 +17,6 @@
 namespace kverify::dpor::test {
 namespace {
 
-using multiset = std::map<std::string, unsigned>;
-
-multiset count_of(const std::vector<std::string>& graphs) {
-    multiset m;
-    for (const std::string& g : graphs) ++m[g];
-    return m;
-}
-
 void add(multiset& into, const std::vector<std::string>& graphs) {
     for (const std::string& g : graphs) ++into[g];
 }
