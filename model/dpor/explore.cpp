@@ -427,24 +427,67 @@ int explorer::stuck() {
     return all_stuck ? stuck_thread : -1;
 }
 
-// The class of the violation the execution that ended shows, as finish_execution judges one it
-// counts (for the runs it does not count); none: "".
-std::string explorer::violation_class() {
-    if (violated_) return viol_cls_;
-    if (stale_cut_) return "";
+// What the execution that ended shows, judged once for the run that counts it and for the runs
+// that do not (under the LKMM those stop at a violation): a violation raised in the run, a stale
+// wait's cut, a leak or (LKMM) a data race of a complete execution, a deadlock or livelock of a
+// blocked one.
+explorer::ending explorer::judge_end() {
+    ending e;
+    if (violated_) {
+        e.what = ending::violation;
+        e.cls = viol_cls_;
+        e.msg = viol_msg_;
+        e.where = viol_where_;
+        return e;
+    }
+    if (stale_cut_) {
+        e.what = ending::stale;
+        return e;
+    }
     bool all_done = true;
     for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
     if (!all_done) {
+        // A thread blocked on reads of the newest values can never be woken, since every other
+        // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin). Only when
+        // every blocked thread is such a waiter: a thread cut by an assume (or a waiter on a
+        // value that is not the newest) marks an execution that another one covers.
         const int t = stuck();
-        if (t < 0) return "";
-        return std::strcmp(th_[unsigned(t)].block_reason, "spin") == 0 ? "livelock" : "deadlock";
+        if (t < 0) {
+            e.what = ending::blocked;
+            return e;
+        }
+        const thread_rt& x = th_[unsigned(t)];
+        e.what = ending::violation;
+        e.cls = std::strcmp(x.block_reason, "spin") == 0 ? "livelock" : "deadlock";
+        e.msg = "[" + ctx_label(unsigned(t)) + "] waits (" + x.block_reason +
+                ") on values no other thread will change";
+        e.where = x.block_where;
+        return e;
     }
     for (const alloc_rec& a : allocs_)
-        if (!a.freed) return "leak";
-    lkmm_flags f;
-    const bool race = opt_.model == memory_model::lkmm && opt_.data_race_is_violation &&
-                      lkmm_flags_of(g(), f) && f.data_race;
-    return race ? "data-race" : "";
+        if (!a.freed) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%zu bytes allocated by thread %u never freed", a.size,
+                          a.thread);
+            e.what = ending::violation;
+            e.cls = "leak";
+            e.msg = buf;
+            e.where = a.where;
+            return e;
+        }
+    e.what = ending::complete;
+    lkmm_flags f;  // (the flags on plain accesses, of a consistent graph)
+    if (opt_.model == memory_model::lkmm && lkmm_flags_of(g(), f)) {
+        e.flags = f;
+        if (f.data_race && opt_.data_race_is_violation) {
+            e.what = ending::violation;
+            e.cls = "data-race";
+            e.msg =
+                "conflicting accesses, one of them plain, that the LKMM does not order "
+                "(linux-kernel.cat's data-race flag)";
+        }
+    }
+    return e;
 }
 
 void explorer::finish_execution() {
@@ -452,16 +495,16 @@ void explorer::finish_execution() {
     if (split_.parts && (split_.census || !owned_)) {  // another part counts it
         // Under the LKMM a violation (whoever counts the run) ends a census and the threads'
         // search at once: the search runs again on one thread (parallel.cpp). (A program run on
-        // past its first violation, a use after free, may crash.)
-        // (Only a violation that would stop the search: of the class it looks for, if any.)
-        const std::string cls =
-            opt_.model == memory_model::lkmm ? violation_class() : std::string();
-        if (!cls.empty() && (opt_.stop_class.empty() || cls == opt_.stop_class)) {
+        // past its first violation, a use after free, may crash.) Only a violation that would
+        // stop the search: of the class it looks for, if any.
+        if (opt_.model != memory_model::lkmm) return;
+        const ending e = judge_end();
+        if (e.what == ending::violation && (opt_.stop_class.empty() || e.cls == opt_.stop_class)) {
             stop_all_ = true;
             if (split_.shared) split_.shared->violated.store(true, std::memory_order_relaxed);
             if (split_.census) {
                 violation v;
-                v.cls = cls;
+                v.cls = e.cls;
                 res_.violations.push_back(v);
             }
             stop_threads();
@@ -473,60 +516,28 @@ void explorer::finish_execution() {
     // each execution counts once.
     if (opt_.model == memory_model::lkmm && !new_graph(graph_fingerprint(g(), pointer_names_)))
         return;
-    if (violated_) {
-        report(viol_cls_, viol_msg_, viol_where_);
-        return;
-    }
-    bool all_done = true;
-    for (unsigned t = 0; t < nthreads_; ++t) all_done &= th_[t].state == ts::finished;
-    if (stale_cut_) {
-        // Blocked where it stopped: the other threads did not run to their end, and it is no
-        // deadlock (the wait reads an older write, which stays so in every execution below).
-        ++res_.blocked;
-        ++res_.stale_cut;
-    } else if (all_done) {
-        for (const alloc_rec& a : allocs_)
-            if (!a.freed) {
-                char buf[160];
-                std::snprintf(buf, sizeof buf, "%zu bytes allocated by thread %u never freed",
-                              a.size, a.thread);
-                report("leak", buf, a.where);
-                return;
-            }
-        if (opt_.model == memory_model::lkmm) {  // the flags on plain accesses
-            lkmm_flags f;
-            if (lkmm_flags_of(g(), f)) {
-                if (f.data_race && opt_.data_race_is_violation) {
-                    report("data-race",
-                           "conflicting accesses, one of them plain, that the LKMM does not "
-                           "order (linux-kernel.cat's data-race flag)",
-                           src_loc("", 0, ""));
-                    return;
-                }
-                res_.flagged_data_race += f.data_race;
-                res_.flagged_mixed += f.mixed_accesses;
-            }
-        }
-        ++res_.executions;
-        if (opt_.on_complete) opt_.on_complete();
-        if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
-    } else {
-        // A thread blocked on reads of the newest values can never be woken, since every other
-        // thread is done or blocked: a deadlock (lock, wait) or a livelock (spin). Only when
-        // every blocked thread is such a waiter: a thread cut by an assume (or a waiter on a
-        // value that is not the newest) marks an execution that another one covers.
-        const int stuck_thread = stuck();
-        if (stuck_thread >= 0) {
-            const thread_rt& x = th_[unsigned(stuck_thread)];
-            const bool spin = std::strcmp(x.block_reason, "spin") == 0;
-            report(spin ? "livelock" : "deadlock",
-                   "[" + ctx_label(unsigned(stuck_thread)) + "] waits (" + x.block_reason +
-                       ") on values no other thread will change",
-                   x.block_where);
+    const ending e = judge_end();
+    switch (e.what) {
+        case ending::violation:
+            report(e.cls, e.msg, e.where);
             return;
-        }
-        ++res_.blocked;
-        if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
+        case ending::stale:
+            // Blocked where it stopped: the other threads did not run to their end, and it is no
+            // deadlock (the wait reads an older write, which stays so in every execution below).
+            ++res_.blocked;
+            ++res_.stale_cut;
+            break;
+        case ending::complete:
+            res_.flagged_data_race += e.flags.data_race;
+            res_.flagged_mixed += e.flags.mixed_accesses;
+            ++res_.executions;
+            if (opt_.on_complete) opt_.on_complete();
+            if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
+            break;
+        case ending::blocked:
+            ++res_.blocked;
+            if (opt_.collect_graphs) res_.blocked_graphs.push_back(g().canonical());
+            break;
     }
     std::uint64_t n = res_.executions + res_.blocked;
     if (split_.parts) {

@@ -252,7 +252,13 @@ private:
     void end_of_replay();
     void finish_execution();
     int stuck();
-    std::string violation_class();
+    struct ending {
+        enum kind_t : std::uint8_t { complete, blocked, stale, violation } what = complete;
+        std::string cls, msg;  // a violation's
+        src_loc where{"", 0, ""};
+        lkmm_flags flags;  // a complete execution's, under the LKMM
+    };
+    ending judge_end();
     void calc_revisits(eid w);
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);

@@ -58,14 +58,17 @@ void hash_graph(const graph& g, const pointer_names& names, word_hash& h) {
     // search does not make, by its address, after those) and whether it holds pointers; then
     // the ranks, by name, of the locations by address.
     thread_local std::vector<std::uint64_t> name;
+    thread_local std::vector<const std::vector<eid>*> co_of;  // (null: none)
     thread_local std::vector<std::uint32_t> by_name, rank_of;
     thread_local std::vector<char> holds_pointers;
     name.resize(locs.size());
+    co_of.resize(locs.size());
     holds_pointers.resize(locs.size());
     for (std::size_t j = 0; j < locs.size(); ++j) {
         const auto it = g.co.find(locs[j]);
-        name[j] = it != g.co.end() && !it->second.empty()
-                      ? std::uint64_t(it->second.front().t) << 32 | it->second.front().i
+        co_of[j] = it != g.co.end() ? &it->second : nullptr;
+        name[j] = co_of[j] && !co_of[j]->empty()
+                      ? std::uint64_t(co_of[j]->front().t) << 32 | co_of[j]->front().i
                       : std::uint64_t(1) << 63 | j;
         holds_pointers[j] = names.holds_pointers(locs[j]);
     }
@@ -115,13 +118,12 @@ void hash_graph(const graph& g, const pointer_names& names, word_hash& h) {
         }
     }
     for (const std::uint32_t j : by_name) {
-        const auto it = g.co.find(locs[j]);
-        if (it == g.co.end()) {
+        if (!co_of[j]) {
             h.add(0);
             continue;
         }
-        h.add(it->second.size());
-        for (const eid w : it->second) h.add(std::uint64_t(w.t) << 32 | w.i);
+        h.add(co_of[j]->size());
+        for (const eid w : *co_of[j]) h.add(std::uint64_t(w.t) << 32 | w.i);
     }
 }
 

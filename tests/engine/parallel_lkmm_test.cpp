@@ -170,7 +170,7 @@ event init_write(std::uintptr_t loc, value_t v) {
 
 // Thread 0 initialises a counter and a pointer (to offset `off` of arena 1); thread 1 reads the
 // counter's initial value and stores `v` to it, and reads the pointer. The locations at `counter`
-// and `ptr`, the arenas at `arena0` and `arena1`.
+// and `ptr`, arena 1 at `arena1`.
 graph two_locations(std::uintptr_t counter, std::uintptr_t ptr, std::uintptr_t arena1,
                     std::uintptr_t off, value_t v) {
     graph g;
