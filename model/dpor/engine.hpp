@@ -94,6 +94,13 @@ struct options {
     // and violations found are the same either way. A read the program declared an await
     // (rt::await_next) is not even given such an alternative.
     bool cut_stale_awaits = true;
+    // SC and RC11: a thread blocked right after a declared await load (rt::await_next) that
+    // reads the newest write reads the next write to that location in place, where the backward
+    // revisit that would give it that write deletes nothing else: the run starts again from its
+    // graph and goes on, instead of going on with the thread blocked on an older write
+    // (in_place.cpp). Complete executions, violations and deadlocks are the same either way;
+    // blocked executions are fewer (result::in_place counts the reads so revisited).
+    bool in_place_revisits = true;
     // threads > 1: the depth below each chunk's root of the second cut, where the threads that
     // are done with their own chunks help (parallel.cpp; the tests make it shallow). At least 1.
     unsigned help_levels = 4;
@@ -159,6 +166,7 @@ struct result {
     std::uint64_t stale_cut = 0;     // of the blocked ones: runs ended where a thread blocks
                                      // after a read no revisit changes (events.cpp), whose
                                      // alternatives, all blocked, were not explored
+    std::uint64_t in_place = 0;      // waits revisited in place (options::in_place_revisits)
     std::uint64_t unproducible = 0;  // LKMM: load-buffering graphs no run of the program produces
     std::uint64_t flagged_data_race = 0;  // LKMM: complete executions raising data-race
     std::uint64_t flagged_mixed = 0;      // LKMM: complete executions raising mixed-accesses

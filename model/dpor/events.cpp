@@ -155,10 +155,12 @@ eid explorer::add_event(unsigned t, event e) {
 // Its revisits now, or (a hole filled during a replay, when the rest of the graph has not run
 // yet) when the replay is done.
 void explorer::revisits_of_new(eid w) {
-    if (replaying_)
+    if (replaying_) {
         post_replay_writes_.push_back(w);
-    else
-        calc_revisits(w);
+        return;
+    }
+    calc_revisits(w);
+    if (!in_place_.empty()) revisit_in_place();
 }
 
 void explorer::exec_read(eid r) {

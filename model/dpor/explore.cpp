@@ -124,6 +124,7 @@ void explorer::apply(std::size_t ci, item it) {
     switch (it.kind) {
         case item::fwd_read: {
             gr.cut_to_stamp(it.stamp);
+            undo_in_place(gr, it.stamp + 1);
             event& r = gr.at(it.e);
             r.rf = it.w;
             r.val = gr.at(it.w).val;
@@ -134,6 +135,7 @@ void explorer::apply(std::size_t ci, item it) {
         }
         case item::fwd_choice: {
             gr.cut_to_stamp(it.stamp);
+            undo_in_place(gr, it.stamp + 1);
             event& c = gr.at(it.e);
             c.val = it.choice;
             c.added_max = false;
@@ -141,6 +143,7 @@ void explorer::apply(std::size_t ci, item it) {
         }
         case item::fwd_co: {
             gr.cut_to_stamp(it.stamp);
+            undo_in_place(gr, it.stamp);  // the write's own too: they came after it
             auto& list = gr.co.at(gr.at(it.e).loc);
             list.erase(std::find(list.begin(), list.end(), it.e));
             list.insert(std::find(list.begin(), list.end(), it.w) + 1, it.e);
@@ -150,6 +153,7 @@ void explorer::apply(std::size_t ci, item it) {
         }
         case item::bwd: {
             gr.cut_to_stamp(it.stamp);
+            undo_in_place(gr, it.stamp + 1);
             context nc;
             if (!spare_.empty()) {
                 nc = std::move(spare_.back());
@@ -159,6 +163,11 @@ void explorer::apply(std::size_t ci, item it) {
             nc.g.assign(gr);
             graph& ng = nc.g;
             ng.cut_to_prefix(it.keep);
+            in_place_of_copy(ng);
+            // (the revisited read's earlier places are its parent's: here it reads w)
+            ng.in_place.erase(std::remove_if(ng.in_place.begin(), ng.in_place.end(),
+                                             [&](const in_place_rec& u) { return u.r == it.e; }),
+                              ng.in_place.end());
             event& r = ng.at(it.e);
             r.rf = it.w;
             r.val = ng.at(it.w).val;
@@ -170,7 +179,8 @@ void explorer::apply(std::size_t ci, item it) {
                 for (std::uint32_t i = 0; i < it.wprefix[t] && i < ng.th[t].size(); ++i)
                     ng.th[t][i].revisitable = false;
             // A kept read whose write was deleted can only be the last event of its thread
-            // (what follows it was added later): it reads the newest write, as if added now.
+            // (what follows it was added later), or a wait revisited in place followed by its
+            // block: it reads the newest write, as if added now.
             for (unsigned t = 0; t < ng.th.size(); ++t)
                 for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
                     event& e = ng.th[t][i];
@@ -345,9 +355,12 @@ bool explorer::consistent_before_run(const graph& gr, const lkmm_key* known) con
 
 void explorer::run_execution(std::size_t ci) {
     ci_ = ci;
-    reset_execution();
-    ++res_.replays;
-    schedule();
+    do {  // again from the start after a wait revisited in place (revisit_in_place)
+        restart_ = false;
+        reset_execution();
+        ++res_.replays;
+        schedule();
+    } while (restart_ && internal_msg_.empty());
     if (!internal_msg_.empty()) {
         stop_all_ = true;
         return;
@@ -402,6 +415,7 @@ void explorer::end_of_replay() {
     const std::vector<eid> writes = std::move(post_replay_writes_);
     post_replay_writes_.clear();
     for (eid w : writes) calc_revisits(w);
+    if (!in_place_.empty()) revisit_in_place();
 }
 
 // Of an execution that is not complete: the first thread that waits for ever (on values no other
@@ -641,6 +655,10 @@ void explorer::calc_revisits(eid w) {
         std::vector<std::uint32_t> keep(nthreads_);
         for (unsigned t = 0; t < nthreads_; ++t)
             keep[t] = std::max(g().prefix_len(t, re.stamp), pw.c[t]);
+        if (waits_in_place(r, w, keep)) {
+            if (maximal_extension(r, w, keep)) in_place_.push_back(pending_in_place{r, w});
+            continue;
+        }
         // Atomicity: w itself may be an RMW write half placed after a write another RMW reads
         // (see complete_rmw); a revisit is consistent only if it deletes one of the two.
         if (we.rmw != rmw_op::none) {
@@ -686,17 +704,26 @@ bool explorer::maximal_extension(eid r, eid w, const std::vector<std::uint32_t>&
         const eid s = g().co_next(w);
         if (s.valid() && !kept(s)) return false;  // w's place must survive the deletion
     }
-    auto check = [&](eid x) {
-        const event& e = ev(x);
-        if (!e.added_max) return false;
+    // x, reading rf (a read) with these flags
+    auto check_as = [&](eid x, const event& e, eid rf, bool added_max, bool ipr) {
+        if (!added_max) return false;
         if (e.is_access()) {
-            const eid wr = e.is_read() ? e.rf : x;
+            const eid wr = e.is_read() ? rf : x;
             const auto& list = g().co.at(e.loc);
             for (std::size_t k = g().co_index(wr) + 1; k < list.size(); ++k)
                 if (list[k] != w && kept(list[k])) return false;
         }
-        if (e.is_read() && !e.ipr && !kept(e.rf) && ev(e.rf).stamp > e.stamp) return false;
+        if (e.is_read() && !ipr && !kept(rf) && ev(rf).stamp > e.stamp) return false;
         return true;
+    };
+    auto check = [&](eid x) {
+        const event& e = ev(x);
+        if (check_as(x, e, e.rf, e.added_max, e.ipr)) return true;
+        // A read revisited in place: as it was before, too (revisit_in_place: a search without
+        // it would have it so in another run, and this revisit would come from there).
+        for (const in_place_rec& u : g().in_place)
+            if (u.r == x && check_as(x, e, u.rf, u.added_max, u.ipr)) return true;
+        return false;
     };
     if (!check(r)) return false;
     for (unsigned t = 0; t < nthreads_; ++t)

@@ -260,6 +260,14 @@ private:
     };
     ending judge_end();
     void calc_revisits(eid w);
+    // Waits revisited in place (options::in_place_revisits, in_place.cpp): whether the new write
+    // w takes r so (keep: what its backward revisit would keep); making the ones calc_revisits
+    // found; a read so revisited reading again what it read before, after an alternative cut its
+    // write away or moved it (undo), or in a backward revisit's copy without its write.
+    bool waits_in_place(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
+    void revisit_in_place();
+    void undo_in_place(graph& gr, std::uint32_t from_stamp) const;
+    void in_place_of_copy(graph& ng) const;
     bool maximal_extension(eid r, eid w, const std::vector<std::uint32_t>& keep) const;
     void after_apply(std::size_t ci);
     void push_item(std::vector<item>& work, item it);
@@ -413,7 +421,12 @@ private:
     bool replaying_ = false;
     bool decoded_ = false;  // the graph came from a replay string, not from the search
     bool violated_ = false;
-    bool stale_cut_ = false;   // the run ended at a stale wait (events.cpp, stale_await)
+    bool stale_cut_ = false;  // the run ended at a stale wait (events.cpp, stale_await)
+    bool restart_ = false;    // a wait was revisited in place: the run starts again (not counted)
+    struct pending_in_place {
+        eid r, w;
+    };
+    std::vector<pending_in_place> in_place_;  // found by calc_revisits, made by revisit_in_place
     bool discard_ = false;     // the graph turned out inconsistent, or a budget or a replay
                                // fault cut the run (not counted)
     bool check_fill_ = false;  // LKMM: a hole was just filled

@@ -88,7 +88,7 @@ void explorer::spawn_tasks() {
 
 void explorer::schedule() {
     for (;;) {
-        if (violated_ || discard_ || stale_cut_ || !internal_msg_.empty()) return;
+        if (violated_ || discard_ || stale_cut_ || restart_ || !internal_msg_.empty()) return;
         int pick = -1;
         for (unsigned t = 0; t < nthreads_ && pick < 0; ++t) {
             const thread_rt& x = th_[t];

@@ -34,6 +34,7 @@ void graph::assign(const graph& o) {
     next_stamp = o.next_stamp;
     spawn_at = o.spawn_at;
     partial = o.partial;
+    in_place = o.in_place;
 }
 
 void graph::cut_to_prefix(const std::vector<std::uint32_t>& keep) {

@@ -160,6 +160,15 @@ struct dep_rec {
     }
 };
 
+// A read revisited in place (SC and RC11: explore.cpp, revisit_in_place): the stamp of the write
+// it then took, and the read as it was before.
+struct in_place_rec {
+    std::uint32_t wstamp = 0;
+    eid r, rf;
+    value_t val = 0;
+    bool added_max = true, ipr = false;
+};
+
 struct graph {                           // (a member added here is copied by assign() too)
     std::vector<std::vector<event>> th;  // events per thread
     // event::deps points here (only filled under the LKMM). A record is not changed once made
@@ -173,6 +182,10 @@ struct graph {                           // (a member added here is copied by as
     // Decoded from a replay string: locations, values and coherence are filled in by the run
     // (each write's place in coherence order is its `arg` until then).
     bool partial = false;
+    // The reads revisited in place in this graph, in the order made (so by the writes' stamps);
+    // a read's earlier states are also the places a search without it would have it in
+    // (explorer::maximal_extension).
+    std::vector<in_place_rec> in_place;
 
     const dep_rec* deps_of(const event& e) const {
         return e.deps ? deps[e.deps - 1].get() : nullptr;

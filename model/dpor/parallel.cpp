@@ -127,6 +127,7 @@ void add_side(result& into, const result& r) {
     into.replays += r.replays;
     into.unproducible += r.unproducible;
     into.stale_cut += r.stale_cut;
+    into.in_place += r.in_place;
     into.flagged_data_race += r.flagged_data_race;
     into.flagged_mixed += r.flagged_mixed;
     if (!r.complete && into.complete) {

@@ -193,8 +193,12 @@ inline std::string to_text(const prog& p) {
 }
 
 // A random program: 2..3 tasks (sometimes 4), 1..3 instructions each, 1..3 locations, every kind
-// of operation and order, values in 0..2, occasional guards and cas-dependent paths.
-inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_len = 3) {
+// of operation and order, values in 0..2, occasional guards and cas-dependent paths; an assume on
+// the previous result one time in `assume_one_in` where it may stand (after a guarded instruction
+// too, if `assume_after_guard`: when the guard skips it, the thread blocks after an earlier read,
+// on no await a harness declaring them would declare).
+inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_len = 3,
+                        unsigned assume_one_in = 10, bool assume_after_guard = true) {
     auto pick = [&](unsigned n) { return unsigned(rng() % n); };
     prog p;
     const unsigned nlocs = 1 + pick(3);
@@ -246,8 +250,9 @@ inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_
                 in.guard_val = pick(2);
             }
             // Now and then an assume on the previous result (a blocked execution when false).
-            if (i > 0 && pick(10) == 0 && code[i - 1].o != op::store &&
-                code[i - 1].o != op::fence && code[i - 1].o != op::assume) {
+            if (i > 0 && pick(assume_one_in) == 0 && code[i - 1].o != op::store &&
+                code[i - 1].o != op::fence && code[i - 1].o != op::assume &&
+                (assume_after_guard || code[i - 1].guard < 0)) {
                 instr a;
                 a.o = op::assume;
                 a.reg = int(i - 1);

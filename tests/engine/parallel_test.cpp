@@ -58,6 +58,45 @@ TEST(EngineParallel, EveryThreadCountExploresTheOneThreadSearchOnce) {
     EXPECT_EQ(checked, 120u);
 }
 
+// Waits revisited in place (options::in_place_revisits: a run starts again from its graph's start,
+// and a later alternative undoes them) on threads and in the parts of a split search: programs
+// full of declared waits explore on 2 and 3 threads, and in 2 and 3 parts between them, every
+// complete and blocked execution of the one-thread search once.
+TEST(EngineParallel, WaitsRevisitedInPlaceOnThreadsAndInParts) {
+    std::mt19937 rng(20261207);
+    unsigned in_place = 0;
+    for (int k = 0; k < 200; ++k) {
+        const prog p = random_prog(rng, 3, 4, 2, false);
+        for (const memory_model m : {memory_model::rc11, memory_model::sc}) {
+            const engine_run one = run_on_engine(p, on_threads(m, 1), {}, true);
+            ASSERT_TRUE(one.res.violations.empty()) << to_text(p);
+            in_place += one.res.in_place > 0;
+            for (unsigned n = 2; n <= 3; ++n) {
+                SCOPED_TRACE("program " + std::to_string(k) + " under " + to_string(m) + ", " +
+                             std::to_string(n) + " threads or parts: " + to_text(p));
+                const engine_run par = run_on_engine(p, on_threads(m, n), {}, true);
+                EXPECT_EQ(par.res.executions, one.res.executions);
+                EXPECT_EQ(par.res.blocked, one.res.blocked);
+                EXPECT_EQ(count_of(par.res.graphs), count_of(one.res.graphs));
+                EXPECT_EQ(count_of(par.res.blocked_graphs), count_of(one.res.blocked_graphs));
+                multiset graphs, blocked;
+                for (unsigned i = 1; i <= n; ++i) {
+                    options o = on_threads(m, 1);
+                    o.split_part = i;
+                    o.split_parts = n;
+                    const engine_run part = run_on_engine(p, o, {}, true);
+                    for (const std::string& g : part.res.graphs) ++graphs[g];
+                    for (const std::string& g : part.res.blocked_graphs) ++blocked[g];
+                }
+                EXPECT_EQ(graphs, count_of(one.res.graphs));
+                EXPECT_EQ(blocked, count_of(one.res.blocked_graphs));
+                if (::testing::Test::HasFailure()) return;
+            }
+        }
+    }
+    EXPECT_GE(in_place, 25u);  // the programs do revisit waits in place
+}
+
 // The threads share the work (one thread exploring everything would pass the checks above): with
 // the calling thread slowed down, the others take most subtrees. The twin: the calling thread's
 // share alone is not the search.
