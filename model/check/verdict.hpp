@@ -132,6 +132,9 @@ struct verdict {
     // Of the blocked ones (dpor, SC and RC11): runs ended where a thread blocks after a read no
     // revisit changes, whose alternatives (all blocked) the engine did not explore (model/dpor)
     std::uint64_t stale_cut = 0;
+    // Waits the engine revisited in place (dpor, SC and RC11: model/dpor/in_place.cpp); each
+    // started its run again, and left out blocked executions
+    std::uint64_t in_place = 0;
     std::string also_sc;  // "", or "yes"/"no": the violation also occurs under SC
     search_spec search;
     double seconds = 0;

@@ -81,7 +81,7 @@ row_result join_parts(const std::vector<row_result>& parts) {
     row_result r = first;
     r.v.search.split_part = r.v.search.split_parts = 0;
     r.v.split = {};
-    r.v.executions = r.v.blocked = r.v.stale_cut = 0;
+    r.v.executions = r.v.blocked = r.v.stale_cut = r.v.in_place = 0;
     r.v.seconds = 0;
     r.v.trace.clear();
     r.v.replay.clear();
@@ -140,6 +140,7 @@ row_result join_parts(const std::vector<row_result>& parts) {
         r.v.executions += p->v.executions;
         r.v.blocked += p->v.blocked;
         r.v.stale_cut += p->v.stale_cut;
+        r.v.in_place += p->v.in_place;
     }
     if (unfinished) {
         r.v.outcome = unfinished->v.outcome;

@@ -20,7 +20,7 @@ json verdict_to_json(const verdict& v) {
     json j = {{"engine", v.engine},       {"search", v.search.str()},   {"verdict", v.outcome},
               {"detail", v.detail},       {"executions", v.executions}, {"blocked", v.blocked},
               {"stale_cut", v.stale_cut}, {"also_sc", v.also_sc},       {"seconds", v.seconds},
-              {"trace", v.trace},         {"replay", v.replay}};
+              {"trace", v.trace},         {"replay", v.replay},         {"in_place", v.in_place}};
     const model::search_limits& l = v.search.limits;
     if (l.any()) {
         json lj = json::object();
@@ -67,6 +67,7 @@ verdict verdict_from_json(const json& j) {
         v.executions = j.value("executions", std::uint64_t(0));
         v.blocked = j.value("blocked", std::uint64_t(0));
         v.stale_cut = j.value("stale_cut", std::uint64_t(0));
+        v.in_place = j.value("in_place", std::uint64_t(0));
         v.also_sc = j.value("also_sc", "");
         v.seconds = j.value("seconds", 0.0);
         v.trace = j.value("trace", "");

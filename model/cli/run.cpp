@@ -91,6 +91,7 @@ void print_verdict(const check& c, const verdict& v, const std::string& weakened
     std::cout << "  executions: " << v.executions;
     if (v.blocked) std::cout << "  blocked: " << v.blocked;
     if (v.stale_cut) std::cout << " (" << v.stale_cut << " ended at a stale wait)";
+    if (v.in_place) std::cout << "  waits revisited in place: " << v.in_place;
     if (!v.also_sc.empty()) std::cout << "  also under SC: " << v.also_sc;
     std::cout << "  time: " << format_seconds(v.seconds) << "\n";
     if (!v.detail.empty()) std::cout << "  " << v.detail << "\n";

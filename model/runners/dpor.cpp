@@ -157,6 +157,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
     v.executions = r.executions;
     v.blocked = r.blocked;
     v.stale_cut = r.stale_cut;
+    v.in_place = r.in_place;
     if (spec.split_parts > 0) {
         v.split.depth = r.split_depth;
         v.split.roots = r.split_roots;
