@@ -94,10 +94,10 @@ struct options {
     // and violations found are the same either way. A read the program declared an await
     // (rt::await_next) is not even given such an alternative.
     bool cut_stale_awaits = true;
-    // SC and RC11: a thread blocked right after a declared await load (rt::await_next) that
-    // reads the newest write reads the next write to that location in place, where the backward
-    // revisit that would give it that write deletes nothing else: the run starts again from its
-    // graph and goes on, instead of going on with the thread blocked on an older write
+    // SC and RC11: a thread blocked right after a declared await (rt::await_next: a load, or a
+    // cas) that reads the newest write reads the next write to that location in place, where the
+    // backward revisit that would give it that write deletes nothing else: the run starts again
+    // from its graph and goes on, instead of going on with the thread blocked on an older write
     // (in_place.cpp). Complete executions, violations and deadlocks are the same either way;
     // blocked executions are fewer (result::in_place counts the reads so revisited).
     bool in_place_revisits = true;

@@ -163,11 +163,11 @@ void explorer::apply(std::size_t ci, item it) {
             nc.g.assign(gr);
             graph& ng = nc.g;
             ng.cut_to_prefix(it.keep);
-            in_place_of_copy(ng);
             // (the revisited read's earlier places are its parent's: here it reads w)
             ng.in_place.erase(std::remove_if(ng.in_place.begin(), ng.in_place.end(),
                                              [&](const in_place_rec& u) { return u.r == it.e; }),
                               ng.in_place.end());
+            in_place_of_copy(ng);
             event& r = ng.at(it.e);
             r.rf = it.w;
             r.val = ng.at(it.w).val;
