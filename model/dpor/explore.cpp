@@ -179,8 +179,8 @@ void explorer::apply(std::size_t ci, item it) {
                 for (std::uint32_t i = 0; i < it.wprefix[t] && i < ng.th[t].size(); ++i)
                     ng.th[t][i].revisitable = false;
             // A kept read whose write was deleted can only be the last event of its thread
-            // (what follows it was added later), or a wait revisited in place followed by its
-            // block: it reads the newest write, as if added now.
+            // (what follows it was added later): it reads the newest write, as if added now.
+            // (A wait revisited in place got back what it read before, above.)
             for (unsigned t = 0; t < ng.th.size(); ++t)
                 for (std::uint32_t i = 0; i < ng.th[t].size(); ++i) {
                     event& e = ng.th[t][i];
