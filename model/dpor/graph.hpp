@@ -160,7 +160,7 @@ struct dep_rec {
     }
 };
 
-// A read revisited in place (SC and RC11: explore.cpp, revisit_in_place): the stamp of the write
+// A read revisited in place (SC and RC11: in_place.cpp, revisit_in_place): the stamp of the write
 // it then took, and the read as it was before.
 struct in_place_rec {
     std::uint32_t wstamp = 0;
