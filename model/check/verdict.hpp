@@ -27,8 +27,14 @@ struct search_limits {
     // The check's declared symmetry set aside (kernel_config::irq_rounds_interchangeable): the
     // search explores what the symmetry would not (kverify run --no-symmetry).
     bool no_symmetry = false;
+    // Preemption and migration offered at a task's first and last points too (kernel_config::
+    // switch_at_task_ends): the search explores what the kernel leaves out there
+    // (kverify run --every-switch-point).
+    bool every_switch_point = false;
 
-    bool any() const { return irq >= 0 || nmi >= 0 || migrations >= 0 || no_symmetry; }
+    bool any() const {
+        return irq >= 0 || nmi >= 0 || migrations >= 0 || no_symmetry || every_switch_point;
+    }
     // "irq<=0 migrations<=1", or "" when nothing is capped
     std::string str() const {
         std::string s;
@@ -41,6 +47,7 @@ struct search_limits {
         add("nmi", nmi);
         add("migrations", migrations);
         if (no_symmetry) s += s.empty() ? "no-symmetry" : " no-symmetry";
+        if (every_switch_point) s += s.empty() ? "every-switch-point" : " every-switch-point";
         return s;
     }
 };
@@ -63,6 +70,9 @@ struct search_spec {
     // --threads N (the dpor engines): explore the one search on N threads; the verdict, the
     // counts and the counterexample are those of one thread.
     unsigned threads = 1;
+    // --behaviors (the dpor engines): keep what each complete execution did apart from the
+    // kernel's own words (verdict::behaviors).
+    bool behaviors = false;
 
     // "exhaustive", "bounded:K" or "sampled:N"
     std::string str() const {
@@ -141,6 +151,10 @@ struct verdict {
     std::string trace;   // counterexample, in kernel terms (empty on pass)
     std::string replay;  // what reproduces the counterexample exactly (engine-specific)
     split_info split;    // a part of a split search (search.split_parts > 0)
+    // search.behaviors: each complete execution's events apart from the kernel's own words
+    // (its CPU tokens, migration budget, CPU masks) and the search's choices, one line each,
+    // sorted, each once (model/dpor/graph.hpp, graph::projection).
+    std::vector<std::string> behaviors;
 
     bool found_violation() const { return outcome != "pass" && outcome != "inconclusive"; }
 };

@@ -17,14 +17,16 @@ namespace kverify::cli {
 struct search_budget {
     double seconds = 0;
     std::uint64_t max_executions = 0;
-    unsigned threads = 1;      // --threads: of one search (the dpor engines)
-    bool no_symmetry = false;  // --no-symmetry: a check's declared symmetry set aside
+    unsigned threads = 1;             // --threads: of one search (the dpor engines)
+    bool no_symmetry = false;         // --no-symmetry: a check's declared symmetry set aside
+    bool every_switch_point = false;  // --every-switch-point: switches at a task's ends too
 
     void apply(search_spec& s) const {
         s.budget_s = seconds;
         s.execution_cap = max_executions;
         s.threads = threads;
         s.limits.no_symmetry = no_symmetry;
+        s.limits.every_switch_point = every_switch_point;
     }
     // --threads N > 1 is for the dpor engines only: Relacy explores on one thread.
     void check_engine(const std::string& engine) const {
@@ -63,8 +65,9 @@ int cmd_merge(const merge_options& o);
 
 struct run_options {
     std::string name, engine = "relacy", search = "exhaustive", save_replay;
-    std::string weaken;  // --weaken SITE=FORM, "" = none
-    std::string graph;   // --graph FILE.{dot,svg,png}
+    std::string weaken;     // --weaken SITE=FORM, "" = none
+    std::string graph;      // --graph FILE.{dot,svg,png}
+    std::string behaviors;  // --behaviors FILE: what the complete executions did (dpor)
     search_budget budget;
     bool no_shrink = false, raw_trace = false, progress = false;
 };

@@ -158,6 +158,9 @@ struct parser {
         a->add_flag("--no-symmetry", to.no_symmetry,
                     "explore also what a check's declared symmetry skips (same verdict, more "
                     "executions)");
+        a->add_flag("--every-switch-point", to.every_switch_point,
+                    "offer preemption and migration also at a task's first and last points "
+                    "(same verdict, more executions)");
     }
     static void add_threads(CLI::App* a, search_budget& to) {
         a->add_option("--threads", to.threads,
@@ -264,6 +267,11 @@ struct parser {
         r->add_option("--graph", run.graph, "draw the counterexample: FILE.dot, .svg or .png")
             ->type_name("FILE");
         r->add_option("--save-replay", run.save_replay, "save the counterexample for 'replay'")
+            ->type_name("FILE");
+        r->add_option("--behaviors", run.behaviors,
+                      "write what each complete execution did, apart from the kernel's own words "
+                      "and the search's choices: one line each, sorted, each once (the dpor "
+                      "engines; a search that passes)")
             ->type_name("FILE");
         r->add_flag("--raw-trace", run.raw_trace, "the engine's trace as it is, uncleaned");
         r->add_option("--weaken", run.weaken,

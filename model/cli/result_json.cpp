@@ -28,6 +28,7 @@ json verdict_to_json(const verdict& v) {
         if (l.nmi >= 0) lj["nmi"] = l.nmi;
         if (l.migrations >= 0) lj["migrations"] = l.migrations;
         if (l.no_symmetry) lj["no_symmetry"] = true;
+        if (l.every_switch_point) lj["every_switch_point"] = true;
         j["limits"] = lj;
     }
     if (v.search.split_parts > 0) {  // a part of a split search: what merge joins
@@ -61,6 +62,7 @@ verdict verdict_from_json(const json& j) {
             v.search.limits.nmi = l.value("nmi", -1);
             v.search.limits.migrations = l.value("migrations", -1);
             v.search.limits.no_symmetry = l.value("no_symmetry", false);
+            v.search.limits.every_switch_point = l.value("every_switch_point", false);
         }
         v.outcome = j["verdict"].get<std::string>();
         v.detail = j.value("detail", "");

@@ -131,11 +131,18 @@ int cmd_run(const run_options& o) {
                           " declares no symmetry (kverify list --symmetric lists those that do)");
     check_writable(o.save_replay);
     if (!o.graph.empty()) check_graph_file(o.graph);
+    if (!o.behaviors.empty()) {
+        if (o.engine.rfind("dpor-", 0) != 0)
+            throw usage_error("--behaviors: engine " + o.engine +
+                              " keeps no execution graphs (only the dpor engines do)");
+        check_writable(o.behaviors);
+    }
     job j{&c, o.engine, {}};
     std::string err;
     if (!search_spec::parse(o.search, j.spec, err)) throw usage_error(err);
     o.budget.apply(j.spec);
     j.spec.raw_trace = o.raw_trace;
+    j.spec.behaviors = !o.behaviors.empty();
     weakening w;
     if (!o.weaken.empty()) {
         w = parse_weakening(o.weaken);
@@ -159,6 +166,18 @@ int cmd_run(const run_options& o) {
         weakened = w.text() + " [" + weakening_hit() + " -> " + w.form + "]";
     }
     print_verdict(c, v, weakened);
+    if (!o.behaviors.empty()) {
+        // Of a whole search only: one that stopped early did not see them all.
+        if (v.outcome != "pass") {
+            std::cout << "  behaviors not written: the search did not pass\n";
+        } else {
+            std::string text;
+            for (const std::string& b : v.behaviors) text += b + "\n";
+            write_file(o.behaviors, text);
+            std::cout << "  " << v.behaviors.size() << " behaviors written to " << o.behaviors
+                      << "\n";
+        }
+    }
     if (!v.found_violation()) return v.outcome == "inconclusive" ? exit_inconclusive : exit_ok;
 
     verdict cex = v;

@@ -42,6 +42,10 @@ int cmd_verify(const verify_options& o) {
         throw usage_error(
             "--repin with --no-symmetry: the counts would be of another search than the rows' "
             "(a check that declares a symmetry is pinned with it)");
+    if (o.repin && o.budget.every_switch_point)
+        throw usage_error(
+            "--repin with --every-switch-point: the counts would be of another search than the "
+            "rows' (the table is pinned without it)");
 
     // The rows: the table's, selected, then this shard's.
     const table t = load_table(o.expected);

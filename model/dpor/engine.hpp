@@ -88,6 +88,10 @@ struct options {
     double budget_s = 0;               // wall-clock budget; 0: none
     bool all_violations = false;       // keep exploring after a violation: one report per class
     bool collect_graphs = false;       // keep the canonical text of every explored graph (tests)
+    // With collect_graphs: the text of a complete execution leaves out the accesses to the
+    // locations this says are hidden (graph::projection), so that executions that differ only
+    // there give one text. Optional.
+    std::function<bool(std::uintptr_t)> hidden;
     // SC and RC11: a run whose thread blocks right after a read that took an alternative to the
     // newest write ends there, as a blocked execution, and its alternatives (every execution
     // below it is blocked: events.cpp, explorer::stale_await) are dropped; complete executions

@@ -546,7 +546,9 @@ void explorer::finish_execution() {
             res_.flagged_mixed += e.flags.mixed_accesses;
             ++res_.executions;
             if (opt_.on_complete) opt_.on_complete();
-            if (opt_.collect_graphs) res_.graphs.push_back(g().canonical());
+            if (opt_.collect_graphs)
+                res_.graphs.push_back(opt_.hidden ? g().projection(opt_.hidden, pointer_names_)
+                                                  : g().canonical());
             break;
         case ending::blocked:
             ++res_.blocked;

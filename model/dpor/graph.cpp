@@ -2,6 +2,8 @@
 // Execution graph helpers (see graph.hpp).
 #include "model/dpor/graph.hpp"
 
+#include "model/dpor/explorer.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -160,31 +162,60 @@ void graph::cut_to_stamp(std::uint32_t s) {
     next_stamp = s + 1;
 }
 
-std::string graph::canonical() const {
-    std::map<std::uintptr_t, unsigned> rank;
-    for (const auto& t : th)
-        for (const event& e : t)
-            if (e.is_access()) rank.emplace(e.loc, 0);
-    unsigned r = 0;
-    for (auto& kv : rank) kv.second = r++;
+std::string graph::canonical() const { return text(nullptr, nullptr); }
+
+std::string graph::projection(const std::function<bool(std::uintptr_t)>& hidden,
+                              const pointer_names& names) const {
+    return text(&hidden, &names);
+}
+
+// canonical() (hidden null: every event, locations ranked by address, an event numbered by its
+// place in its thread) and projection() (the hidden locations' accesses and every event that is
+// no access or fence left out, the others numbered among their thread's accesses, locations
+// named in the order of their first access, pointers by `names`).
+std::string graph::text(const std::function<bool(std::uintptr_t)>* hidden,
+                        const pointer_names* names) const {
+    std::map<std::uintptr_t, unsigned> name;
+    std::vector<std::vector<std::uint32_t>> num(th.size());  // (projection)
+    if (!hidden) {
+        for (const auto& t : th)
+            for (const event& e : t)
+                if (e.is_access()) name.emplace(e.loc, 0);
+        unsigned r = 0;
+        for (auto& kv : name) kv.second = r++;
+    } else {
+        for (unsigned t = 0; t < th.size(); ++t) {
+            std::uint32_t k = 0;
+            for (const event& e : th[t]) {
+                const bool shown = e.is_access() && !(*hidden)(e.loc);
+                num[t].push_back(shown ? k++ : UINT32_MAX);
+                if (shown) name.emplace(e.loc, unsigned(name.size()));
+            }
+        }
+    }
+    const auto number = [&](eid e) { return hidden ? num[e.t][e.i] : std::uint32_t(e.i); };
+    const auto value = [names](const event& e) {
+        return static_cast<unsigned long long>(
+            names && names->holds_pointers(e.loc) ? names->value(e.val) : e.val);
+    };
     std::string s;
     char buf[96];
     for (unsigned t = 0; t < th.size(); ++t) {
         std::snprintf(buf, sizeof buf, "T%u:", t);
         s += buf;
         for (const event& e : th[t]) {
+            if (hidden && e.kind != ek::fence && (!e.is_access() || (*hidden)(e.loc))) continue;
             switch (e.kind) {
                 case ek::read:
                     std::snprintf(buf, sizeof buf, " %c%u=%llu@%u.%u",
                                   e.full                  ? 'V'
                                   : e.rmw != rmw_op::none ? 'U'
                                                           : 'R',
-                                  rank[e.loc], static_cast<unsigned long long>(e.val), e.rf.t,
-                                  static_cast<unsigned>(e.rf.i));
+                                  name.at(e.loc), value(e), e.rf.t, number(e.rf));
                     break;
                 case ek::write:
-                    std::snprintf(buf, sizeof buf, " %c%u=%llu", e.init ? 'I' : 'W', rank[e.loc],
-                                  static_cast<unsigned long long>(e.val));
+                    std::snprintf(buf, sizeof buf, " %c%u=%llu", e.init ? 'I' : 'W', name.at(e.loc),
+                                  value(e));
                     break;
                 case ek::fence:
                     std::snprintf(buf, sizeof buf, " F%s", to_string(e.order));
@@ -204,11 +235,13 @@ std::string graph::canonical() const {
         }
         s += "\n";
     }
-    for (const auto& kv : rank) {
-        std::snprintf(buf, sizeof buf, "co%u:", kv.second);
+    std::vector<std::uintptr_t> by_name(name.size());
+    for (const auto& kv : name) by_name[kv.second] = kv.first;
+    for (unsigned l = 0; l < by_name.size(); ++l) {
+        std::snprintf(buf, sizeof buf, "co%u:", l);
         s += buf;
-        for (eid w : co.at(kv.first)) {
-            std::snprintf(buf, sizeof buf, " %u.%u", w.t, static_cast<unsigned>(w.i));
+        for (eid w : co.at(by_name[l])) {
+            std::snprintf(buf, sizeof buf, " %u.%u", w.t, number(w));
             s += buf;
         }
         s += "\n";

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,8 @@
 #include "model/dpor/engine.hpp"
 
 namespace kverify::dpor::detail {
+
+class pointer_names;  // explorer.hpp
 
 // An event: thread and index in program order.
 struct eid {
@@ -232,6 +235,18 @@ struct graph {                           // (a member added here is copied by as
     // Canonical text: events per thread with reads-from, then coherence per location, locations
     // named by their rank in address order. Equal graphs give equal text.
     std::string canonical() const;
+    // The same text for what the program did apart from some locations (options::hidden): the
+    // accesses to them and the choices are left out, the other events renumbered, locations
+    // named in the order of their first access (thread by thread), not by address, so that the
+    // text is the same in every process. Equal graphs give equal text, and so do graphs that
+    // differ only in the hidden accesses.
+    // A value of a location that holds pointers is named as the fingerprints name it.
+    std::string projection(const std::function<bool(std::uintptr_t)>& hidden,
+                           const pointer_names& names) const;
+
+private:
+    std::string text(const std::function<bool(std::uintptr_t)>* hidden,
+                     const pointer_names* names) const;
 };
 
 }  // namespace kverify::dpor::detail

@@ -49,7 +49,7 @@ void explorer::name_memory(const void* p, std::size_t bytes, const std::string& 
 
 void explorer::pointer_values(const void* loc) {
     if (tracing_) pointer_locs_.insert(reinterpret_cast<std::uintptr_t>(loc));
-    if (opt_.model == memory_model::lkmm)  // (for the fingerprints, fingerprint.cpp)
+    if (opt_.model == memory_model::lkmm || opt_.hidden)  // (fingerprint.cpp, projection)
         pointer_names_.add_location(reinterpret_cast<std::uintptr_t>(loc));
 }
 

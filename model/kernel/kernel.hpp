@@ -8,7 +8,8 @@
 // nests, never runs in parallel with itself. At every delivery point (the start of each modeled
 // operation, see model_env) the search may choose, under budgets: nothing, an IRQ (irqs on, none
 // running on this CPU), an NMI (none running), a migration of a preemptible task to another online
-// CPU, or, when another task may wait for this CPU, being preempted by it.
+// CPU, or, when another task may wait for this CPU, being preempted by it; at a task's first
+// point no preemption, at its last neither (kernel_config::switch_at_task_ends).
 //
 // State of one CPU is kept by the task holding its token, in a copy of its own, and travels with
 // the token to the next holder (the release stores it, the take reads it: see handoff below);
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/common.hpp"
@@ -58,6 +60,10 @@ struct kernel_config {
     // boundary only, not at a later one nor at the task's end. Requires at most one IRQ per CPU,
     // no NMI, no migration and one task per CPU (validate_symmetry).
     bool irq_rounds_interchangeable = false;
+    // Preemption and migration offered at a task's first point (before its first operation) and
+    // at its last (after it), as at every other. Off, the kernel offers interrupts only there:
+    // what a switch there adds is the CPU token's own events (model/ASSUMPTIONS.md, Search).
+    bool switch_at_task_ends = false;
 };
 
 // Why a configuration cannot declare irq_rounds_interchangeable, or "" if it can. The argument
@@ -108,6 +114,7 @@ inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
     if (l.migrations >= 0)
         cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
     if (l.no_symmetry) cfg.irq_rounds_interchangeable = false;
+    if (l.every_switch_point) cfg.switch_at_task_ends = true;
     return cfg;
 }
 
@@ -157,6 +164,9 @@ public:
         // (round_boundary, task_finish), boundaries passed, and whether the first one offered
         // an IRQ (then no later one does).
         bool at_boundary = false;
+        // At the task's first point (nothing done since it took its CPU) and at its last (after
+        // its last operation, task_finish): no preemption or migration there (point).
+        bool fresh = false, ending = false;
         unsigned boundaries = 0;
         bool irq_at_first_boundary = false;
     };
@@ -236,6 +246,7 @@ public:
         t.on =
             from_handoff(t.cpu, tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start")));
         t.running = true;
+        t.fresh = true;
     }
     // The scenario's mark before each of a task's rounds (kernel_config::
     // irq_rounds_interchangeable): the next delivery point is between two rounds. Outside task
@@ -247,7 +258,8 @@ public:
     }
 
     void task_finish(unsigned task) {
-        tasks_[task].at_boundary = true;          // after the last round
+        tasks_[task].at_boundary = true;  // after the last round
+        tasks_[task].ending = true;
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
@@ -367,6 +379,7 @@ public:
                 later_boundary = !first_boundary && t.irq_at_first_boundary;
             }
         }
+        bool untouched = std::exchange(tasks_[engine::thread_index()].fresh, false);
         for (;;) {
             const unsigned me = engine::thread_index();
             task_state& t = tasks_[me];
@@ -380,14 +393,19 @@ public:
             }
             const bool nmi_ok = !c.in_nmi && c.nmi_left > 0 && h.nmi_fn;
             const bool can_switch = t.depth == 0 && t.preempt_count == 0 && !c.irqs_off;
+            // Where a switch changes nothing but the CPU token's events, the kernel offers none
+            // (kernel_config::switch_at_task_ends): a preemption before the task's first
+            // operation or after its last, a migration after its last.
+            const bool ends = !cfg_.switch_at_task_ends;
             unsigned targets[max_cpus];
             unsigned nr_targets = 0;
-            if (can_switch && migrations_.may_take()) {
+            if (can_switch && !(ends && t.ending) && migrations_.may_take()) {
                 const cpumask on = online(loc);
                 for (unsigned cpu = on.next(-1); cpu < max_cpus; cpu = on.next(int(cpu)))
                     if (cpu != t.cpu) targets[nr_targets++] = cpu;
             }
-            const bool yield_ok = can_switch && may_be_waited_for(t.cpu) && may_arrive(me);
+            const bool yield_ok = can_switch && !(ends && (untouched || t.ending)) &&
+                                  may_be_waited_for(t.cpu) && may_arrive(me);
 
             const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + yield_ok;
             if (n == 1) return;
@@ -405,6 +423,7 @@ public:
                 return;
             }
             if (!engine::repeat_delivery) return;  // else: another interrupt may follow at once
+            untouched = false;
         }
     }
 

@@ -6,6 +6,7 @@
 // every event that may have changed what it peeks (not under the LKMM).
 #include "model/runners/dpor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -122,6 +123,13 @@ dpor::result explore(const program& prog, const search_spec& spec, dpor::memory_
     o.replay = spec.replay;
     o.split_part = spec.split_part;
     o.split_parts = spec.split_parts;
+    if (spec.behaviors) {
+        o.collect_graphs = true;
+        o.hidden = [](std::uintptr_t a) {  // the kernel's own words are members of it
+            const auto k = reinterpret_cast<std::uintptr_t>(&kernel::get());
+            return a >= k && a < k + sizeof(kernel);
+        };
+    }
     o.context = [](unsigned thread) {
         char buf[64];
         kernel::get().context_label(buf, sizeof buf, thread == 0, thread == 0 ? 0 : thread - 1);
@@ -158,6 +166,16 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
     v.blocked = r.blocked;
     v.stale_cut = r.stale_cut;
     v.in_place = r.in_place;
+    if (spec.behaviors) {
+        v.behaviors = r.graphs;
+        for (std::string& b : v.behaviors) {  // one line each: " | " between the text's lines
+            if (!b.empty() && b.back() == '\n') b.pop_back();
+            for (std::size_t at = b.find('\n'); at != std::string::npos; at = b.find('\n', at))
+                b.replace(at, 1, " | ");
+        }
+        std::sort(v.behaviors.begin(), v.behaviors.end());
+        v.behaviors.erase(std::unique(v.behaviors.begin(), v.behaviors.end()), v.behaviors.end());
+    }
     if (spec.split_parts > 0) {
         v.split.depth = r.split_depth;
         v.split.roots = r.split_roots;
@@ -183,6 +201,7 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
             search_spec sc = spec;
             sc.replay.clear();
             sc.split_part = sc.split_parts = 0;  // the whole search, as unsplit
+            sc.behaviors = false;
             const dpor::result s = explore(prog, sc, dpor::memory_model::sc, x.cls, false,
                                            model == dpor::memory_model::lkmm);
             v.also_sc = !s.violations.empty() ? "yes" : s.complete ? "no" : "unknown";

@@ -235,7 +235,9 @@ TEST(EngineParallel, AThreadThatIsDoneHelpsWithAChunkAnotherStillExplores) {
         if (outcome_hash(o) % 32 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
     };
     unsigned big = 0, helped = 0, violating = 0;
-    for (int k = 0; k < 2000 && big < 10; ++k) {
+    // Ten programs at least, more (up to 40) until two of them were helped with: whether a
+    // thread helps depends on the OS's timing of two threads on a shared machine.
+    for (int k = 0; k < 6000 && big < 40 && (big < 10 || helped < 2); ++k) {
         const prog p = random_prog(rng, 3, 4);
         const engine_run one = run_on_engine(p, on_threads(memory_model::rc11, 1));
         const std::uint64_t all = one.res.executions + one.res.blocked;
@@ -267,8 +269,8 @@ TEST(EngineParallel, AThreadThatIsDoneHelpsWithAChunkAnotherStillExplores) {
         EXPECT_EQ(pv.res.executions, wv.res.executions);
         EXPECT_EQ(pv.res.blocked, wv.res.blocked);
     }
-    EXPECT_EQ(big, 10u);
-    EXPECT_GE(helped, 2u);  // (timing: about half of them, measured)
+    EXPECT_GE(big, 10u);
+    EXPECT_GE(helped, 2u);  // (timing: about half of them, measured once; fewer on a busy machine)
     EXPECT_GE(violating, 4u);
 }
 
