@@ -164,8 +164,8 @@ public:
         // (round_boundary, task_finish), boundaries passed, and whether the first one offered
         // an IRQ (then no later one does).
         bool at_boundary = false;
-        // At the task's first point (nothing done since it took its CPU) and at its last (after
-        // its last operation, task_finish): no preemption or migration there (point).
+        // At the task's first point (nothing done since it took its CPU: no preemption there)
+        // and at its last (after its last operation, task_finish: no preemption or migration).
         bool fresh = false, ending = false;
         unsigned boundaries = 0;
         bool irq_at_first_boundary = false;
