@@ -31,6 +31,11 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
+// A check with migration: its configuration's name says "mig".
+bool has_migration(const std::string& check) {
+    return check.substr(check.rfind('/') + 1).find("mig") != std::string::npos;
+}
+
 struct row {
     std::string check, engine, expected, tier;
 };
@@ -45,8 +50,7 @@ std::vector<row> migration_rows() {
         std::istringstream cols(line);
         for (std::string c; std::getline(cols, c, '\t');) f.push_back(c);
         if (f.size() != 6) continue;
-        const std::string config = f[0].substr(f[0].rfind('/') + 1);
-        if (config.find("mig") == std::string::npos) continue;
+        if (!has_migration(f[0])) continue;
         rows.push_back({f[0], f[1], f[3], f[5]});
     }
     return rows;
@@ -85,19 +89,9 @@ TEST_F(switch_points, every_quick_migration_row_that_passes_keeps_its_behaviors)
 }
 
 TEST_F(switch_points, every_quick_migration_row_has_its_verdict_with_every_switch_point) {
-    std::string text = "# SPDX-License-Identifier: GPL-2.0-only\n# quick rows with migration\n";
-    std::istringstream table(slurp(KVERIFY_TABLE));
     unsigned rows = 0;
-    for (std::string line; std::getline(table, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        const std::string check = line.substr(0, line.find('\t'));
-        if (check.substr(check.rfind('/') + 1).find("mig") == std::string::npos) continue;
-        if (line.substr(line.rfind('\t') + 1) != "quick") continue;
-        text += line + "\n";
-        ++rows;
-    }
+    quick_rows_table("mig.tsv", has_migration, rows);
     ASSERT_GE(rows, 200u) << "the quick tier's migration rows, on every engine";
-    spit(path("mig.tsv"), text);
     const result with = kverify({"verify", "--expected", path("mig.tsv"), "--tier", "all", "-j",
                                  "2", "--json", path("with.json")});
     ASSERT_EQ(with.status, 0) << with.out << with.err;
