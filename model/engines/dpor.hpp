@@ -11,8 +11,10 @@
 // value to the next holder, and state of one task is only touched by that task, so both stay plain.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -225,11 +227,17 @@ struct engine {
     // Migrations, all tasks together. Taking one decrements the shared word (relaxed: it is a
     // count, it orders nothing), and an execution that finds it spent is cut (assume), so
     // complete executions never migrate more than the budget. A task offers a migration while
-    // the budget it last saw is not spent: at first the whole budget, after a take of its own
-    // what that take left. Its next take is later in coherence than its own write (coherence of
-    // one location, under every model) and every write to the word decrements the one before
-    // it (or, in a take that is then cut, wraps 0 around), so once a take of its own left 0,
-    // every take it could still offer would only be cut: those executions are not started.
+    // the budget it knows is left is not spent: at first the whole budget; after a take of its
+    // own, what that take left; after it took a CPU, no more than what the task releasing that
+    // CPU knew (the token carries it: cpu_token). Every write to the word decrements the one
+    // before it (or, in a take that is then cut, wraps 0 around), and the task's next take is
+    // later in coherence than each write it knows of: its own (coherence of one location, under
+    // every model), and one the releasing task made or knew of before its release, which the
+    // release and the acquire of the take order before it (happens-before under SC and RC11;
+    // under the LKMM the message-passing shape of a release read by an acquire, which forbids
+    // reading an older write, cumulative along a chain of such handoffs). So once the task knows
+    // 0 is left, every take it could still offer would only be cut: those executions are not
+    // started.
     class budget_word {
     public:
         void init(unsigned v, src_loc l) {
@@ -238,6 +246,13 @@ struct engine {
             if (v) dpor::rt::init_atomic(&w_, 8, v, l);
         }
         bool may_take() const { return seen_[dpor::rt::thread()] > 0; }
+        // What this engine thread knows is left, and what it learns from a CPU's token
+        // (cpu_token::no_news: nothing).
+        unsigned known() const { return seen_[dpor::rt::thread()]; }
+        void learn(unsigned left) {
+            unsigned& s = seen_[dpor::rt::thread()];
+            s = std::min(s, left);
+        }
         void take(src_loc l) {
             dpor::rt::annotate_next(dpor::lk::once);  // a _relaxed RMW under the LKMM
             const dpor::value_t old =
@@ -252,45 +267,60 @@ struct engine {
     private:
         std::uint64_t w_ = 0;
         unsigned initial_ = 0;
-        // What each engine thread's last take left (its own: under load buffering a take may
-        // run, in the engine's order, before another thread's take it follows in coherence).
+        // What each engine thread knows is left (its own: under load buffering a take may run,
+        // in the engine's order, before another thread's take it follows in coherence).
         unsigned seen_[dpor::max_threads] = {};
     };
 
-    // A CPU as a token: word = (state << 32) | (generation << 8) | (holder + 1), 0 in the low
-    // byte when free. Acquire and release pair, so the task arriving on a CPU sees what the
-    // leaving one did there (the run-queue lock's ordering). `state` is the kernel's word for
-    // the CPU's own state (kernel::handoff_word): the release stores it and the take returns it,
-    // so a holder starts from exactly what the release it read left, even one that runs later in
-    // the engine's order (load buffering).
+    // A CPU as a token: word = (state << 32) | (budget + 1) << 24 | (generation << 8) |
+    // (holder + 1), 0 in the low byte when free, 0 in the budget byte in the initial word.
+    // Acquire and release pair, so the task arriving on a CPU sees what the leaving one did
+    // there (the run-queue lock's ordering). `state` is the kernel's word for the CPU's own state
+    // (kernel::handoff_word) and `budget` the migration budget as the releasing task knew it left
+    // (budget_word::known): the release stores both and the take returns them, so a holder
+    // starts from exactly what the release it read left, even one that runs later in the
+    // engine's order (load buffering).
     class cpu_token {
     public:
+        static constexpr unsigned no_news = ~0u;  // a take of the initial word: no budget known
+        static constexpr unsigned max_budget = 0xfe;
         void init(unsigned /*cpu*/, bool handoff, src_loc l) {
             for (unsigned& g : gen_) g = 0;
             handoff_ = handoff;
             dpor::rt::init_atomic(&w_, 8, 0, l);
         }
-        std::uint32_t acquire(unsigned task, src_loc l) { return take(task, ~dpor::value_t{0}, l); }
-        void release(std::uint32_t state, src_loc l) {
+        std::uint32_t acquire(unsigned task, unsigned& budget, src_loc l) {
+            return take(task, ~dpor::value_t{0}, budget, l);
+        }
+        void release(std::uint32_t state, unsigned budget, src_loc l) {
             const unsigned gen = ++gen_[dpor::rt::thread()];
+            if (gen > 0xffff) fail_internal("more than 65535 handoffs of one CPU");
             dpor::rt::annotate_next(dpor::lk::release);
-            dpor::rt::store(&w_, word(state, gen), dpor::mo::release, l);  // pairs with take
+            // pairs with take
+            dpor::rt::store(&w_, word(state, gen, budget), dpor::mo::release, l);
         }
         // Preempted in place: give the CPU up, and take it back only after another task held
         // it (a preemption no other task uses changes nothing: that execution is cut).
-        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, src_loc l) {
-            release(state, l);
-            return take(task, word(state, gen_[dpor::rt::thread()]), l);
+        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, unsigned& budget,
+                                      src_loc l) {
+            release(state, budget, l);
+            return take(task, word(state, gen_[dpor::rt::thread()], budget), budget, l);
         }
         // Whether a task may be waiting: unknown without an event, so whenever CPUs can change
         // hands (a migration budget, or more tasks than CPUs).
         bool contended() const { return handoff_; }
 
     private:
-        static dpor::value_t word(std::uint32_t state, unsigned gen) {
-            return dpor::value_t{state} << 32 | dpor::value_t{gen & 0xffffff} << 8;
+        static dpor::value_t word(std::uint32_t state, unsigned gen, unsigned budget) {
+            if (budget > max_budget) fail_internal("a migration budget above 254");
+            return dpor::value_t{state} << 32 | dpor::value_t{budget + 1} << 24 |
+                   dpor::value_t{gen & 0xffff} << 8;
         }
-        std::uint32_t take(unsigned task, dpor::value_t not_this, src_loc l) {
+        [[noreturn]] static void fail_internal(const char* what) {
+            std::fprintf(stderr, "kverify: internal error: %s\n", what);
+            std::abort();
+        }
+        std::uint32_t take(unsigned task, dpor::value_t not_this, unsigned& budget, src_loc l) {
             // Under the LKMM acquire and release as well: the acquire read is ordered before all
             // that follows it, so no load-buffering revisit keeps an event after it unchanged
             // (what the holder computes from the generation needs no dependency of its own).
@@ -307,7 +337,9 @@ struct engine {
             dpor::rt::await_next(dpor::await_kind::cas_fails);
             if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
                 dpor::rt::block("wait", l);
-            gen_[dpor::rt::thread()] = unsigned(v >> 8 & 0xffffff);
+            gen_[dpor::rt::thread()] = unsigned(v >> 8 & 0xffff);
+            const unsigned b = unsigned(v >> 24 & 0xff);
+            budget = b == 0 ? no_news : b - 1;
             return std::uint32_t(v >> 32);
         }
         std::uint64_t w_ = 0;

@@ -237,6 +237,10 @@ struct engine {
         void init(unsigned v, src_loc) { left_ = v; }
         bool may_take() const { return left_ > 0; }
         void take(src_loc) { --left_; }
+        // The count is the shared one here (Relacy runs one thread at a time): a CPU's token
+        // has nothing to teach.
+        unsigned known() const { return left_; }
+        void learn(unsigned) {}
 
     private:
         unsigned left_ = 0;
@@ -262,7 +266,11 @@ struct engine {
             handoff_ = handoff;
             state_ = 0;
         }
-        std::uint32_t acquire(unsigned task, src_loc l) {
+        // `budget`: what the releasing task knew of the migration budget, which Relacy's
+        // budget_word does not need (no_news).
+        static constexpr unsigned no_news = ~0u;
+        std::uint32_t acquire(unsigned task, unsigned& budget, src_loc l) {
+            budget = no_news;
             if (holder_ >= 0 && holder_ != int(task)) {
                 ++waiters_;
                 while (holder_ >= 0) rl::ctx().yield(1, info(l));  // the runner of cpu goes first
@@ -272,15 +280,16 @@ struct engine {
             sync(l);  // pairs with the one in release
             return state_;
         }
-        void release(std::uint32_t state, src_loc l) {
+        void release(std::uint32_t state, unsigned /*budget*/, src_loc l) {
             sync(l);  // pairs with the one in acquire
             state_ = state;
             holder_ = -1;
         }
         // Preempted in place: give the CPU to a waiting task, then wait for it again.
-        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, src_loc l) {
-            release(state, l);
-            return acquire(task, l);
+        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, unsigned& budget,
+                                      src_loc l) {
+            release(state, budget, l);
+            return acquire(task, budget, l);
         }
         // Is a task waiting for this CPU (preemption is offered only then)?
         bool contended() const { return waiters_ > 0; }

@@ -12,7 +12,8 @@
 // point no preemption, at its last neither (kernel_config::switch_at_task_ends).
 //
 // State of one CPU is kept by the task holding its token, in a copy of its own, and travels with
-// the token to the next holder (the release stores it, the take reads it: see handoff below);
+// the token to the next holder (the release stores it, the take reads it: see handoff below),
+// with what the releasing task knows of the migration budget (release_cpu, take_cpu);
 // state of one task is only touched by that task; what several tasks share (the masks, the
 // migration budget, the tokens themselves) is the engine's (model::engine). See
 // model/ASSUMPTIONS.md for what this does and does not model.
@@ -130,6 +131,9 @@ struct violation_record {
 // Interrupts of one kind deliverable per CPU at most: what a CPU's budget has left travels in 15
 // bits of its token's value (kernel::handoff_word).
 inline constexpr unsigned max_interrupt_budget = 0x7fff;
+// Migrations, all tasks together, at most: what a task knows of the budget travels in a byte of
+// a CPU's token (engine::cpu_token).
+inline constexpr unsigned max_migration_budget = 254;
 
 class kernel {
 public:
@@ -187,6 +191,11 @@ public:
                              max_interrupt_budget);
                 std::abort();
             }
+        if (cfg.migration_budget > max_migration_budget) {
+            std::fprintf(stderr, "kverify: internal error: a migration budget above %u\n",
+                         max_migration_budget);
+            std::abort();
+        }
         if (const std::string why = validate_symmetry(cfg); !why.empty()) {
             std::fprintf(stderr,
                          "kverify: internal error: IRQ rounds declared interchangeable with %s\n",
@@ -243,8 +252,7 @@ public:
 
     void task_start(unsigned task) {
         task_state& t = tasks_[task];
-        t.on =
-            from_handoff(t.cpu, tokens_[t.cpu].acquire(task, src_loc("kernel", 0, "task start")));
+        take_cpu(task, src_loc("kernel", 0, "task start"));
         t.running = true;
         t.fresh = true;
     }
@@ -263,7 +271,7 @@ public:
         point(src_loc("kernel", 0, "task end"));  // an interrupt may still hit the last op
         task_state& t = tasks_[task];
         t.running = false;
-        tokens_[t.cpu].release(handoff_word(t.cpu, t.on), src_loc("kernel", 0, "task end"));
+        release_cpu(t, src_loc("kernel", 0, "task end"));
     }
 
     // ----- queries -----
@@ -590,17 +598,32 @@ private:
         migrations_.take(loc);
         ++t.migrated;
         log(loc, "migrate T%u cpu%u -> cpu%u", me, t.cpu, to);
-        tokens_[t.cpu].release(handoff_word(t.cpu, t.on), loc);
+        release_cpu(t, loc);
         t.cpu = to;
-        t.on = from_handoff(to, tokens_[to].acquire(me, loc));
+        take_cpu(me, loc);
     }
 
     void preempted(src_loc loc) {
         const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         log(loc, "T%u preempted on cpu%u", me, t.cpu);
-        t.on =
-            from_handoff(t.cpu, tokens_[t.cpu].yield_to_waiter(me, handoff_word(t.cpu, t.on), loc));
+        unsigned budget = migrations_.known();
+        t.on = from_handoff(
+            t.cpu, tokens_[t.cpu].yield_to_waiter(me, handoff_word(t.cpu, t.on), budget, loc));
+        migrations_.learn(budget);
+    }
+
+    // A CPU changes hands (task_state::cpu): the release stores the CPU's state and the migration
+    // budget as this task knows it left, and the take returns the state the release it read
+    // stored and teaches the taker what that releaser knew of the budget (engine::budget_word).
+    void release_cpu(const task_state& t, src_loc loc) {
+        tokens_[t.cpu].release(handoff_word(t.cpu, t.on), migrations_.known(), loc);
+    }
+    void take_cpu(unsigned task, src_loc loc) {
+        task_state& t = tasks_[task];
+        unsigned budget = 0;
+        t.on = from_handoff(t.cpu, tokens_[t.cpu].acquire(task, budget, loc));
+        migrations_.learn(budget);
     }
 
     kernel_config cfg_{};
