@@ -283,7 +283,6 @@ struct engine {
     class cpu_token {
     public:
         static constexpr unsigned no_news = ~0u;  // a take of the initial word: no budget known
-        static constexpr unsigned max_budget = 0xfe;
         void init(unsigned /*cpu*/, bool handoff, src_loc l) {
             for (unsigned& g : gen_) g = 0;
             handoff_ = handoff;
@@ -311,8 +310,8 @@ struct engine {
         bool contended() const { return handoff_; }
 
     private:
+        // `budget` fits its byte: kernel::configure refuses a budget above max_migration_budget.
         static dpor::value_t word(std::uint32_t state, unsigned gen, unsigned budget) {
-            if (budget > max_budget) fail_internal("a migration budget above 254");
             return dpor::value_t{state} << 32 | dpor::value_t{budget + 1} << 24 |
                    dpor::value_t{gen & 0xffff} << 8;
         }
