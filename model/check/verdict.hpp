@@ -31,9 +31,13 @@ struct search_limits {
     // switch_at_task_ends): the search explores what the kernel leaves out there
     // (kverify run --every-switch-point).
     bool every_switch_point = false;
+    // A preemption as a branch of the preempted task (kernel_config::preempt_by_choice), where
+    // the engine would make it a window: the search of before (kverify run --preempt-by-choice).
+    bool preempt_by_choice = false;
 
     bool any() const {
-        return irq >= 0 || nmi >= 0 || migrations >= 0 || no_symmetry || every_switch_point;
+        return irq >= 0 || nmi >= 0 || migrations >= 0 || no_symmetry || every_switch_point ||
+               preempt_by_choice;
     }
     // "irq<=0 migrations<=1", or "" when nothing is capped
     std::string str() const {
@@ -48,6 +52,7 @@ struct search_limits {
         add("migrations", migrations);
         if (no_symmetry) s += s.empty() ? "no-symmetry" : " no-symmetry";
         if (every_switch_point) s += s.empty() ? "every-switch-point" : " every-switch-point";
+        if (preempt_by_choice) s += s.empty() ? "preempt-by-choice" : " preempt-by-choice";
         return s;
     }
 };

@@ -20,6 +20,7 @@ struct search_budget {
     unsigned threads = 1;             // --threads: of one search (the dpor engines)
     bool no_symmetry = false;         // --no-symmetry: a check's declared symmetry set aside
     bool every_switch_point = false;  // --every-switch-point: switches at a task's ends too
+    bool preempt_by_choice = false;   // --preempt-by-choice: preemption a branch, not a window
 
     void apply(search_spec& s) const {
         s.budget_s = seconds;
@@ -27,6 +28,7 @@ struct search_budget {
         s.threads = threads;
         s.limits.no_symmetry = no_symmetry;
         s.limits.every_switch_point = every_switch_point;
+        s.limits.preempt_by_choice = preempt_by_choice;
     }
     // --threads N > 1 is for the dpor engines only: Relacy explores on one thread.
     void check_engine(const std::string& engine) const {

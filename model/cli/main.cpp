@@ -161,6 +161,10 @@ struct parser {
         a->add_flag("--every-switch-point", to.every_switch_point,
                     "offer preemption and migration also at a task's first and last points "
                     "(same verdict, more executions)");
+        a->add_flag("--preempt-by-choice", to.preempt_by_choice,
+                    "make a preemption the preempted task's choice instead of a window the "
+                    "waiting task takes (the dpor engines; same verdict, more blocked "
+                    "executions)");
     }
     static void add_threads(CLI::App* a, search_budget& to) {
         a->add_option("--threads", to.threads,

@@ -29,6 +29,7 @@ json verdict_to_json(const verdict& v) {
         if (l.migrations >= 0) lj["migrations"] = l.migrations;
         if (l.no_symmetry) lj["no_symmetry"] = true;
         if (l.every_switch_point) lj["every_switch_point"] = true;
+        if (l.preempt_by_choice) lj["preempt_by_choice"] = true;
         j["limits"] = lj;
     }
     if (v.search.split_parts > 0) {  // a part of a split search: what merge joins
@@ -63,6 +64,7 @@ verdict verdict_from_json(const json& j) {
             v.search.limits.migrations = l.value("migrations", -1);
             v.search.limits.no_symmetry = l.value("no_symmetry", false);
             v.search.limits.every_switch_point = l.value("every_switch_point", false);
+            v.search.limits.preempt_by_choice = l.value("preempt_by_choice", false);
         }
         v.outcome = j["verdict"].get<std::string>();
         v.detail = j.value("detail", "");

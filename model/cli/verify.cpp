@@ -46,6 +46,10 @@ int cmd_verify(const verify_options& o) {
         throw usage_error(
             "--repin with --every-switch-point: the counts would be of another search than the "
             "rows' (the table is pinned without it)");
+    if (o.repin && o.budget.preempt_by_choice)
+        throw usage_error(
+            "--repin with --preempt-by-choice: the counts would be of another search than the "
+            "rows' (the table is pinned without it)");
 
     // The rows: the table's, selected, then this shard's.
     const table t = load_table(o.expected);

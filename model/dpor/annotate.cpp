@@ -48,10 +48,11 @@ void explorer::ctrl_end() {
 }
 
 namespace {
-// Whether RMW read half e is an atomic_op (its write computed from its read): every add, and a
-// cas the program announced as one (rt::annotate_next).
+// Whether RMW read half e is an atomic_op (its write computed from its read): every add and
+// claim, and a cas the program announced as one (rt::annotate_next).
 bool atomic_op(const event& e, const thread_rt& x) {
-    return e.rmw == rmw_op::add || (e.rmw != rmw_op::none && x.pending_op);
+    return e.rmw == rmw_op::add || e.rmw == rmw_op::claim ||
+           (e.rmw != rmw_op::none && x.pending_op);
 }
 
 void sort_unique(dep_list& v) {

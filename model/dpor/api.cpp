@@ -139,6 +139,12 @@ bool cas_fully_ordered(void* loc, value_t& expected, value_t desired, src_loc wh
     if (!ok) expected = old;
     return ok;
 }
+bool claim(void* loc, value_t set, value_t mask, value_t& old, mo success, mo failure,
+           src_loc where) {
+    bool ok = false;
+    old = current->rmw(loc, detail::rmw_op::claim, set, mask, success, failure, where, ok);
+    return ok;
+}
 value_t fetch_add(void* loc, value_t v, mo order, src_loc where) {
     bool ok = false;
     return current->rmw(loc, detail::rmw_op::add, v, 0, order, order, where, ok);

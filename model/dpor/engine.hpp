@@ -67,7 +67,7 @@ enum class await_kind : std::uint8_t {
     none,
     unless_equal,   // a load that blocks unless it reads `a`
     equal_or_bits,  // a load that blocks if it reads `a` or a value with any of the bits `b`
-    cas_fails,      // a cas that blocks when it fails (its read half is the read)
+    cas_fails,      // a cas or claim that blocks when it fails (its read half is the read)
 };
 
 // What the engine runs. Thread 0 runs setup(), then the tasks run in parallel on threads
@@ -264,6 +264,13 @@ bool cas(void* loc, value_t& expected, value_t desired, mo success, mo failure, 
 // seq_cst fence), and ordering nothing when it fails (a relaxed read), as the kernel's memory
 // model says (its litmus test cmpxchg-fail-unordered-1 is allowed).
 bool cas_fully_ordered(void* loc, value_t& expected, value_t desired, src_loc where);
+// A cas on some bits of the word, in one event: when the bits `mask` of the value read are all
+// clear it writes that value with the bits `set` set and returns true (a lock, a CPU's token:
+// the rest of the word travels with it); otherwise it is a read alone, with the failure order.
+// `old` receives the value read either way. The one-event form of a load followed by a cas of
+// what it read: no run in which the cas no longer finds what its load read.
+bool claim(void* loc, value_t set, value_t mask, value_t& old, mo success, mo failure,
+           src_loc where);
 value_t fetch_add(void* loc, value_t v, mo order, src_loc where);
 value_t exchange(void* loc, value_t v, mo order, src_loc where);
 void fence(mo order, src_loc where);

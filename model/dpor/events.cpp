@@ -449,7 +449,8 @@ value_t explorer::rmw(void* p, rmw_op op, value_t arg, value_t arg2, mo order, m
             internal_error("an RMW replays as another operation");
         } else if (opt_.model == memory_model::lkmm &&
                    (e.arg != (arg & width_mask(l.width)) ||
-                    (op == rmw_op::cas && e.arg2 != (arg2 & width_mask(l.width))))) {
+                    ((op == rmw_op::cas || op == rmw_op::claim) &&
+                     e.arg2 != (arg2 & width_mask(l.width))))) {
             // Its operand came out otherwise (computed from a read a load-buffering revisit
             // changed): the write half the graph has is not this one's.
             diverged("an RMW at " + std::string(where.file) + ":" + std::to_string(where.line) +
@@ -638,7 +639,7 @@ void explorer::take_await(event& e, bool replay) {
     x.pending_await = await_kind::none;
     if (k != await_kind::none && e.rmw != rmw_op::none && k != await_kind::cas_fails)
         internal_error("an await on an RMW other than a cas (its write half comes between)");
-    if (k == await_kind::cas_fails && e.rmw != rmw_op::cas)
+    if (k == await_kind::cas_fails && !e.may_fail())
         internal_error("an await on a cas's failure declared for another operation");
     const bool load = e.rmw == rmw_op::none;
     if (!replay || g().partial) {

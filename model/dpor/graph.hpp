@@ -32,7 +32,9 @@ struct eid {
 // hole (LKMM only): a place in a thread whose event the next run of the program produces anew
 // (a load-buffering revisit keeps later events of that thread); it is in no relation.
 enum class ek : std::uint8_t { read, write, fence, choice, block, hole };
-enum class rmw_op : std::uint8_t { none, cas, add, xchg };
+// claim: a cas on the bits `arg2` of the word (it succeeds when they are all clear, and then
+// sets the bits `arg`): a lock or a CPU's token taken in one event (rt::claim).
+enum class rmw_op : std::uint8_t { none, cas, add, xchg, claim };
 
 constexpr bool is_acquire(mo o) { return o == mo::acquire || o == mo::acq_rel || o == mo::seq_cst; }
 constexpr bool is_release(mo o) { return o == mo::release || o == mo::acq_rel || o == mo::seq_cst; }
@@ -65,8 +67,8 @@ struct event {
     std::uint32_t stamp = 0;              // insertion order; increases along program order
     std::uintptr_t loc = 0;
     value_t val = 0;          // write: value written; read: value read; choice: outcome
-    value_t arg = 0;          // cas: expected; add/xchg: operand; choice: arity
-    value_t arg2 = 0;         // cas: desired
+    value_t arg = 0;          // cas: expected; add/xchg: operand; claim: bits set; choice: arity
+    value_t arg2 = 0;         // cas: desired; claim: bits that must be clear
     eid rf;                   // read: the write it reads from
     const char* reason = "";  // block: why
     src_loc where{"", 0, ""};
@@ -75,13 +77,21 @@ struct event {
     bool is_read() const { return kind == ek::read; }
     bool is_access() const { return kind == ek::read || kind == ek::write; }
     // An RMW read half succeeds (and is followed by its write half) with the value it read.
-    bool rmw_succeeds() const {
-        if (rmw == rmw_op::none) return false;
-        if (rmw != rmw_op::cas) return true;
-        return cas_expects(val);
+    bool rmw_succeeds() const { return rmw != rmw_op::none && succeeds_reading(val); }
+    // An RMW whose outcome depends on the value it reads: a cas or a claim (when it fails it is
+    // a read alone, with its failure order, and has no write half).
+    bool may_fail() const { return rmw == rmw_op::cas || rmw == rmw_op::claim; }
+    // An RMW read half: whether it succeeds reading `v`.
+    bool succeeds_reading(value_t v) const {
+        switch (rmw) {
+            case rmw_op::cas:
+                return ((v ^ arg) & width_mask(width)) == 0;
+            case rmw_op::claim:
+                return (v & arg2 & width_mask(width)) == 0;
+            default:
+                return true;
+        }
     }
-    // A cas read half: whether `v` is the value it expects (it succeeds reading it).
-    bool cas_expects(value_t v) const { return ((v ^ arg) & width_mask(width)) == 0; }
     // A read declared an await: whether its thread blocks right after it when it reads `v`.
     bool await_blocks(value_t v) const {
         switch (await) {
@@ -92,12 +102,12 @@ struct event {
             case await_kind::equal_or_bits:
                 return v == arg || (v & arg2) != 0;
             case await_kind::cas_fails:
-                return !cas_expects(v);
+                return !succeeds_reading(v);
         }
         return false;
     }
     // The order the read actually has (a failed cas reads with its failure order).
-    mo read_order() const { return rmw == rmw_op::cas && !rmw_succeeds() ? fail_order : order; }
+    mo read_order() const { return may_fail() && !rmw_succeeds() ? fail_order : order; }
     // The value an RMW write half stores after reading `v`.
     value_t rmw_result(value_t v) const {
         switch (rmw) {
@@ -107,6 +117,8 @@ struct event {
                 return arg;
             case rmw_op::cas:
                 return arg2;
+            case rmw_op::claim:
+                return (v | arg) & width_mask(width);
             case rmw_op::none:
                 break;
         }

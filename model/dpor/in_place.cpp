@@ -33,9 +33,10 @@ namespace kverify::dpor::detail {
 bool explorer::waits_in_place(eid r, eid w, const std::vector<std::uint32_t>& keep) const {
     if (!opt_.in_place_revisits || !in_fiber_ || tracing_ || decoded_) return false;
     const event& re = ev(r);
-    // A load, or a cas whose failure blocks (a lock, a CPU's take): a failed cas has no write half.
+    // A load, or a cas or claim whose failure blocks (a lock, a CPU's take): a failed one has no
+    // write half.
     const bool load = re.rmw == rmw_op::none && re.await != await_kind::none;
-    const bool cas = re.rmw == rmw_op::cas && re.await == await_kind::cas_fails;
+    const bool cas = re.may_fail() && re.await == await_kind::cas_fails;
     if (!(load || cas) || !re.await_blocks(re.val)) return false;
     // Its thread blocks right after it (the await says so): the block is there, or comes next.
     const std::vector<event>& t = g().th[r.t];

@@ -103,7 +103,7 @@ std::vector<std::vector<char>> explorer::dependency_prefix(eid w) const {
         // goes with its outcome) and on every choice before it (it picks the way).
         for (std::uint32_t k = scanned[x.t]; k < x.i; ++k) {
             const event& p = gr.th[x.t][k];
-            if ((p.is_read() && p.rmw == rmw_op::cas) || p.kind == ek::choice) add(eid{x.t, k});
+            if ((p.is_read() && p.may_fail()) || p.kind == ek::choice) add(eid{x.t, k});
         }
         scanned[x.t] = std::max(scanned[x.t], x.i);
     }
@@ -121,7 +121,7 @@ std::vector<std::vector<char>> explorer::dependents(eid r) const {
     for (bool changed = true; changed;) {
         changed = false;
         for (unsigned t = 0; t < nthreads_; ++t) {
-            bool after_cas = false;  // a cas that may flip comes before, in this thread
+            bool after_cas = false;  // a cas or claim that may flip comes before, in this thread
             for (std::uint32_t i = 0; i < gr.th[t].size(); ++i) {
                 const event& x = gr.th[t][i];
                 bool dep = after_cas;
@@ -137,7 +137,7 @@ std::vector<std::vector<char>> explorer::dependents(eid r) const {
                     d[t][i] = 1;
                     changed = true;
                 }
-                if (d[t][i] && x.is_read() && x.rmw == rmw_op::cas) after_cas = true;
+                if (d[t][i] && x.is_read() && x.may_fail()) after_cas = true;
             }
         }
     }
@@ -184,9 +184,9 @@ void explorer::close_keep(graph& gr, std::vector<std::vector<char>>& keep, eid r
                     keep[t][i] = 0;
                     gap = std::min(gap, i);
                     changed = true;
-                    // A cas run anew may succeed or fail: what follows it in its thread would
+                    // A cas (or claim) run anew may succeed or fail: what follows it would
                     // move (its write half comes or goes), so it is run anew too.
-                    if (x.is_read() && x.rmw == rmw_op::cas)
+                    if (x.is_read() && x.may_fail())
                         for (std::uint32_t k = i + 1; k < keep[t].size(); ++k) keep[t][k] = 0;
                 }
             }
@@ -392,7 +392,7 @@ std::size_t explorer::apply_lkmm(std::size_t ci, item it) {
     // Its write half: at the end, into the hole after it, or (a cas that now succeeds in the
     // middle of its thread) inserted; a cas that now fails loses the hole of its old one.
     const eid nx{it.e.t, it.e.i + 1};
-    if (!r.rmw_succeeds() && r.rmw == rmw_op::cas && nx.i < ng.th[nx.t].size() &&
+    if (!r.rmw_succeeds() && r.may_fail() && nx.i < ng.th[nx.t].size() &&
         ng.at(nx).kind == ek::hole && ng.at(nx).rmw != rmw_op::none)
         ng.erase_event(nx.t, nx.i);
     complete_rmw(ng, it.e);

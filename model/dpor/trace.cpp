@@ -143,9 +143,10 @@ void explorer::trace_event(eid id) {
     switch (e.kind) {
         case ek::read: {
             const bool newest = g().co_max(e.loc) == e.rf;
-            s << (e.rmw == rmw_op::none  ? "load "
-                  : e.rmw == rmw_op::cas ? "cas read "
-                                         : "rmw read ")
+            s << (e.rmw == rmw_op::none    ? "load "
+                  : e.rmw == rmw_op::cas   ? "cas read "
+                  : e.rmw == rmw_op::claim ? "claim read "
+                                           : "rmw read ")
               << loc_name(e.loc) << " -> " << value_text(e.loc, e.val) << " (reads "
               << write_ref(e.rf) << ", co " << co_pos(e.rf) << (newest ? "" : ", NOT THE NEWEST")
               << "), " << to_string(e.read_order());
@@ -153,6 +154,7 @@ void explorer::trace_event(eid id) {
             if (e.rmw == rmw_op::cas)
                 s << (e.rmw_succeeds() ? ", succeeds"
                                        : ", fails: expected " + value_text(e.loc, e.arg));
+            if (e.rmw == rmw_op::claim) s << (e.rmw_succeeds() ? ", succeeds" : ", fails: held");
             break;
         }
         case ek::write:

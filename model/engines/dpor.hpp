@@ -13,8 +13,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -272,38 +270,50 @@ struct engine {
         unsigned seen_[dpor::max_threads] = {};
     };
 
-    // A CPU as a token: word = (state << 32) | (budget + 1) << 24 | (generation << 8) |
-    // (holder + 1), 0 in the low byte when free, 0 in the budget byte in the initial word.
-    // Acquire and release pair, so the task arriving on a CPU sees what the leaving one did
-    // there (the run-queue lock's ordering). `state` is the kernel's word for the CPU's own state
-    // (kernel::handoff_word) and `budget` the migration budget as the releasing task knew it left
-    // (budget_word::known): the release stores both and the take returns them, so a holder
-    // starts from exactly what the release it read left, even one that runs later in the
-    // engine's order (load buffering).
+    // A CPU as a token: word = (state << 32) | (budget + 1) << 24 | yielded << 8 | (holder + 1),
+    // 0 in the low byte when free, 0 in the budget byte in the initial word. A take is one event
+    // (rt::claim: the low byte must be clear, and the taker's number goes there; the rest of the
+    // word travels with it). Acquire and release pair, so the task arriving on a CPU sees what
+    // the leaving one did there (the run-queue lock's ordering). `state` is the kernel's word for
+    // the CPU's own state (kernel::handoff_word) and `budget` the migration budget as the
+    // releasing task knew it left (budget_word::known): the release stores both and the take
+    // returns them, so a holder starts from exactly what the release it read left, even one that
+    // runs later in the engine's order (load buffering). `yielded`: bit t of it set by task t's
+    // release at a point where it may be preempted, so that its take back tells its own release
+    // from another task's.
     class cpu_token {
     public:
         static constexpr unsigned no_news = ~0u;  // a take of the initial word: no budget known
+        // What a take found: the CPU's state and the migration budget (no_news: none) its
+        // releaser stored, and whether another task held the CPU since this one let it go.
+        struct taken {
+            std::uint32_t state = 0;
+            unsigned budget = no_news;
+            bool preempted = false;
+        };
+        // A preemption is a window (kernel::preemption_window): the holder lets the CPU go and
+        // takes it back, and a waiting task's take that reads that release is the preemption.
+        static constexpr bool preempt_by_window = true;
         void init(unsigned /*cpu*/, bool handoff, src_loc l) {
-            for (unsigned& g : gen_) g = 0;
             handoff_ = handoff;
             dpor::rt::init_atomic(&w_, 8, 0, l);
         }
-        std::uint32_t acquire(unsigned task, unsigned& budget, src_loc l) {
-            return take(task, ~dpor::value_t{0}, budget, l);
-        }
+        taken acquire(unsigned task, src_loc l) { return take(task, 0, 0, l); }
         void release(std::uint32_t state, unsigned budget, src_loc l) {
-            const unsigned gen = ++gen_[dpor::rt::thread()];
-            if (gen > 0xffff) fail_internal("more than 65535 handoffs of one CPU");
-            dpor::rt::annotate_next(dpor::lk::release);
-            // pairs with take
-            dpor::rt::store(&w_, word(state, gen, budget), dpor::mo::release, l);
+            store(word(state, budget), l);
         }
-        // Preempted in place: give the CPU up, and take it back only after another task held
-        // it (a preemption no other task uses changes nothing: that execution is cut).
-        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, unsigned& budget,
-                                      src_loc l) {
-            release(state, budget, l);
-            return take(task, word(state, gen_[dpor::rt::thread()], budget), budget, l);
+        // The window: give the CPU up and take it back at once, unless a waiting task takes it
+        // first (then after that task lets it go).
+        taken window(unsigned task, std::uint32_t state, unsigned budget, src_loc l) {
+            store(word(state, budget) | yielded(task), l);
+            return take(task, 0, yielded(task), l);
+        }
+        // Preempted in place, by the holder's choice (--preempt-by-choice): give the CPU up,
+        // and take it back only after another task held it (a preemption no other task uses
+        // changes nothing: that execution is cut).
+        taken yield_to_waiter(unsigned task, std::uint32_t state, unsigned budget, src_loc l) {
+            store(word(state, budget) | yielded(task), l);
+            return take(task, yielded(task), yielded(task), l);
         }
         // Whether a task may be waiting: unknown without an event, so whenever CPUs can change
         // hands (a migration budget, or more tasks than CPUs).
@@ -311,41 +321,37 @@ struct engine {
 
     private:
         // `budget` fits its byte: kernel::configure refuses a budget above max_migration_budget.
-        static dpor::value_t word(std::uint32_t state, unsigned gen, unsigned budget) {
-            return dpor::value_t{state} << 32 | dpor::value_t{budget + 1} << 24 |
-                   dpor::value_t{gen & 0xffff} << 8;
+        static dpor::value_t word(std::uint32_t state, unsigned budget) {
+            return dpor::value_t{state} << 32 | dpor::value_t{budget + 1} << 24;
         }
-        [[noreturn]] static void fail_internal(const char* what) {
-            std::fprintf(stderr, "kverify: internal error: %s\n", what);
-            std::abort();
+        static dpor::value_t yielded(unsigned task) {
+            static_assert(dpor::max_threads <= 16, "a task's yield bit fits bits 8 to 23");
+            return dpor::value_t{1} << (8 + task);
         }
-        std::uint32_t take(unsigned task, dpor::value_t not_this, unsigned& budget, src_loc l) {
-            // Under the LKMM acquire and release as well: the acquire read is ordered before all
-            // that follows it, so no load-buffering revisit keeps an event after it unchanged
-            // (what the holder computes from the generation needs no dependency of its own).
-            // Each read below blocks the task on some values, declared as awaits: the search
-            // never starts a run in which such a read takes one of them from an older write
-            // (it would only block there: rt::await_next).
+        void store(dpor::value_t v, src_loc l) {
+            dpor::rt::annotate_next(dpor::lk::release);
+            dpor::rt::store(&w_, v, dpor::mo::release, l);  // pairs with take
+        }
+        // Blocks the task while the CPU is held, or reads a release with the bits `not_after`
+        // (its own, when it yielded by choice): the failed claim is a declared await, revisited
+        // by the next release. `own`: the bit of this task's own release, if it made one.
+        taken take(unsigned task, dpor::value_t not_after, dpor::value_t own, src_loc l) {
+            // Under the LKMM an acquire as well: ordered before all that follows it, so no
+            // load-buffering revisit keeps an event after it unchanged.
             dpor::rt::annotate_next(dpor::lk::acquire);
-            dpor::rt::await_next(dpor::await_kind::equal_or_bits, not_this, 0xff);
-            dpor::value_t v = dpor::rt::load(&w_, dpor::mo::acquire, l);  // pairs with release
-            if (v == not_this) dpor::rt::block("yield", l);
-            if ((v & 0xff) != 0) dpor::rt::block("wait", l);  // held: revisited by a release
-            const dpor::rt::dep_id read = dpor::rt::last_event();
-            dpor::rt::annotate_next(dpor::lk::acquire, nullptr, 0, &read, 1);
             dpor::rt::await_next(dpor::await_kind::cas_fails);
-            if (!dpor::rt::cas(&w_, v, v | (task + 1), dpor::mo::acquire, dpor::mo::relaxed, l))
-                dpor::rt::block("wait", l);
-            gen_[dpor::rt::thread()] = unsigned(v >> 8 & 0xffff);
+            dpor::value_t v = 0;
+            if (!dpor::rt::claim(&w_, task + 1, 0xff | not_after, v, dpor::mo::acquire,
+                                 dpor::mo::relaxed, l))
+                dpor::rt::block((v & 0xff) != 0 ? "wait" : "yield", l);
+            taken t;
+            t.state = std::uint32_t(v >> 32);
             const unsigned b = unsigned(v >> 24 & 0xff);
-            budget = b == 0 ? no_news : b - 1;
-            return std::uint32_t(v >> 32);
+            t.budget = b == 0 ? no_news : b - 1;
+            t.preempted = own != 0 && (v & own) == 0;
+            return t;
         }
         std::uint64_t w_ = 0;
-        // The generation as each engine thread took the CPU, from its own read: under load
-        // buffering a taker may run, in the engine's order, before the release it reads from,
-        // so one shared copy would make that release store another value than the one read.
-        unsigned gen_[dpor::max_threads] = {};
         bool handoff_ = false;
     };
 

@@ -266,11 +266,17 @@ struct engine {
             handoff_ = handoff;
             state_ = 0;
         }
-        // `budget`: what the releasing task knew of the migration budget, which Relacy's
-        // budget_word does not need (no_news).
+        // What a take found: the CPU's state; the migration budget the releaser knew (Relacy's
+        // budget_word does not need it: no_news); whether another task held the CPU since.
         static constexpr unsigned no_news = ~0u;
-        std::uint32_t acquire(unsigned task, unsigned& budget, src_loc l) {
-            budget = no_news;
+        struct taken {
+            std::uint32_t state = 0;
+            unsigned budget = no_news;
+            bool preempted = false;
+        };
+        // Relacy knows who waits (contended): a preemption is the holder's choice.
+        static constexpr bool preempt_by_window = false;
+        taken acquire(unsigned task, src_loc l) {
             if (holder_ >= 0 && holder_ != int(task)) {
                 ++waiters_;
                 while (holder_ >= 0) rl::ctx().yield(1, info(l));  // the runner of cpu goes first
@@ -278,7 +284,9 @@ struct engine {
             }
             holder_ = int(task);
             sync(l);  // pairs with the one in release
-            return state_;
+            taken t;
+            t.state = state_;
+            return t;
         }
         void release(std::uint32_t state, unsigned /*budget*/, src_loc l) {
             sync(l);  // pairs with the one in acquire
@@ -286,10 +294,11 @@ struct engine {
             holder_ = -1;
         }
         // Preempted in place: give the CPU to a waiting task, then wait for it again.
-        std::uint32_t yield_to_waiter(unsigned task, std::uint32_t state, unsigned& budget,
-                                      src_loc l) {
+        taken yield_to_waiter(unsigned task, std::uint32_t state, unsigned budget, src_loc l) {
             release(state, budget, l);
-            return acquire(task, budget, l);
+            taken t = acquire(task, l);
+            t.preempted = true;
+            return t;
         }
         // Is a task waiting for this CPU (preemption is offered only then)?
         bool contended() const { return waiters_ > 0; }

@@ -8,8 +8,9 @@
 // nests, never runs in parallel with itself. At every delivery point (the start of each modeled
 // operation, see model_env) the search may choose, under budgets: nothing, an IRQ (irqs on, none
 // running on this CPU), an NMI (none running), a migration of a preemptible task to another online
-// CPU, or, when another task may wait for this CPU, being preempted by it; at a task's first
-// point no preemption, at its last neither (kernel_config::switch_at_task_ends).
+// CPU, or, when another task may wait for this CPU, being preempted by it (on the dpor engine a
+// window the waiting task takes, not a choice: preemption_window); at a task's first point no
+// preemption, at its last neither (kernel_config::switch_at_task_ends).
 //
 // State of one CPU is kept by the task holding its token, in a copy of its own, and travels with
 // the token to the next holder (the release stores it, the take reads it: see handoff below),
@@ -65,6 +66,10 @@ struct kernel_config {
     // at its last (after it), as at every other. Off, the kernel offers interrupts only there:
     // what a switch there adds is the CPU token's own events (model/ASSUMPTIONS.md, Search).
     bool switch_at_task_ends = false;
+    // A preemption as the preempted task's choice (a branch of its switch point), on an engine
+    // that otherwise makes it a window the waiting task takes (cpu_token::preempt_by_window;
+    // model/ASSUMPTIONS.md, Preemption in place): the search of before, for comparison.
+    bool preempt_by_choice = false;
 };
 
 // Why a configuration cannot declare irq_rounds_interchangeable, or "" if it can. The argument
@@ -116,6 +121,7 @@ inline kernel_config apply_limits(kernel_config cfg, const search_limits& l) {
         cfg.migration_budget = std::min(cfg.migration_budget, unsigned(l.migrations));
     if (l.no_symmetry) cfg.irq_rounds_interchangeable = false;
     if (l.every_switch_point) cfg.switch_at_task_ends = true;
+    if (l.preempt_by_choice) cfg.preempt_by_choice = true;
     return cfg;
 }
 
@@ -227,6 +233,16 @@ public:
         migrations_.init(cfg_.migration_budget, here);
         online_.init(cfg_.online.bits(), here);
         dying_.init(0, here);
+        if (engine::naming()) {  // the kernel's own words, by their role in traces
+            char name[32];
+            for (unsigned c = 0; c < max_cpus; ++c) {
+                std::snprintf(name, sizeof name, "cpu%u token", c);
+                engine::name_memory(&tokens_[c], sizeof tokens_[c], name);
+            }
+            engine::name_memory(&migrations_, sizeof migrations_, "migration budget");
+            engine::name_memory(&online_, sizeof online_, "cpu_online_mask");
+            engine::name_memory(&dying_, sizeof dying_, "cpu_dying_mask");
+        }
         harness_cpu_ = cfg_.online.next(-1);
         harness_on_ = from_handoff(harness_cpu_, 0);
         warnings_ = 0;
@@ -414,11 +430,16 @@ public:
             }
             const bool yield_ok = can_switch && !(ends && (untouched || t.ending)) &&
                                   may_be_waited_for(t.cpu) && may_arrive(me);
+            // A preemption by window is no branch here: the task lets its CPU go where it goes
+            // on (no interrupt, no migration), and a waiting task may take it there.
+            const bool window = yield_ok && by_window();
 
-            const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + yield_ok;
-            if (n == 1) return;
-            unsigned k = engine::choose(n, loc);
-            if (k-- == 0) return;
+            const unsigned n = 1 + irq_ok + nmi_ok + nr_targets + (yield_ok && !window);
+            unsigned k = n == 1 ? 0 : engine::choose(n, loc);
+            if (k-- == 0) {
+                if (window) preemption_window(loc);
+                return;
+            }
             if (irq_ok && k-- == 0) {
                 run_handler(ctx_kind::irq, loc);
             } else if (nmi_ok && k-- == 0) {
@@ -544,7 +565,7 @@ private:
 
     // Preemption in place is offered only when another task may be waiting for this CPU (the
     // engine's token says: Relacy knows who waits; the dpor engine cannot without an event, so it
-    // offers it when CPUs can change hands and may_arrive, and cuts those where nobody took it).
+    // opens a window when CPUs can change hands and may_arrive, which a waiter may take).
     bool may_be_waited_for(unsigned cpu) const { return tokens_[cpu].contended(); }
 
     // Whether another task can still come to this task's CPU, from what this task knows without
@@ -607,10 +628,29 @@ private:
         const unsigned me = engine::thread_index();
         task_state& t = tasks_[me];
         log(loc, "T%u preempted on cpu%u", me, t.cpu);
-        unsigned budget = migrations_.known();
-        t.on = from_handoff(
-            t.cpu, tokens_[t.cpu].yield_to_waiter(me, handoff_word(t.cpu, t.on), budget, loc));
-        migrations_.learn(budget);
+        took(t, tokens_[t.cpu].yield_to_waiter(me, handoff_word(t.cpu, t.on), migrations_.known(),
+                                               loc));
+    }
+
+    // Whether a preemption is a window the waiting task takes (the engine's token says;
+    // kernel_config::preempt_by_choice keeps the branch of before).
+    bool by_window() const {
+        return engine::cpu_token::preempt_by_window && !cfg_.preempt_by_choice;
+    }
+    // The task lets its CPU go and takes it back: preempted if another task took it between
+    // (model/ASSUMPTIONS.md, Preemption in place: the same executions as a preemption the task
+    // chooses, where one it chose and nobody took was started and cut).
+    void preemption_window(src_loc loc) {
+        window_of(tokens_[tasks_[engine::thread_index()].cpu], loc);
+    }
+    template <class Token>
+    void window_of(Token& token, src_loc loc) {
+        if constexpr (Token::preempt_by_window) {
+            const unsigned me = engine::thread_index();
+            task_state& t = tasks_[me];
+            if (took(t, token.window(me, handoff_word(t.cpu, t.on), migrations_.known(), loc)))
+                log(loc, "T%u was preempted on cpu%u", me, t.cpu);
+        }
     }
 
     // A CPU changes hands (task_state::cpu): the release stores the CPU's state and the migration
@@ -621,9 +661,13 @@ private:
     }
     void take_cpu(unsigned task, src_loc loc) {
         task_state& t = tasks_[task];
-        unsigned budget = 0;
-        t.on = from_handoff(t.cpu, tokens_[t.cpu].acquire(task, budget, loc));
-        migrations_.learn(budget);
+        took(t, tokens_[t.cpu].acquire(task, loc));
+    }
+    // What a take teaches: the CPU's state, and what the releaser knew of the budget.
+    bool took(task_state& t, const engine::cpu_token::taken& k) {
+        t.on = from_handoff(t.cpu, k.state);
+        migrations_.learn(k.budget);
+        return k.preempted;
     }
 
     kernel_config cfg_{};

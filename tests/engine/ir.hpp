@@ -19,17 +19,18 @@
 
 namespace kverify::dpor::test {
 
-// cas_full: the kernel's try_cmpxchg (fully ordered on success, relaxed on failure).
-enum class op : std::uint8_t { load, store, cas, fadd, xchg, fence, assume, cas_full };
+// cas_full: the kernel's try_cmpxchg (fully ordered on success, relaxed on failure). claim:
+// rt::claim (sets the bits v when the bits v2 are clear; 1 when it succeeds, as a cas).
+enum class op : std::uint8_t { load, store, cas, fadd, xchg, fence, assume, cas_full, claim };
 
 struct instr {
     op o = op::load;
     unsigned loc = 0;
     mo order = mo::relaxed;
     mo fail_order = mo::relaxed;  // cas
-    value_t v = 0;                // store / fadd / xchg: operand; cas: expected; assume: value
-    value_t v2 = 0;               // cas: desired
-    int guard = -1;               // run only if result[guard] == guard_val (guard < own index)
+    value_t v = 0;   // store / fadd / xchg: operand; cas: expected; claim: bits set; assume: value
+    value_t v2 = 0;  // cas: desired; claim: bits that must be clear
+    int guard = -1;  // run only if result[guard] == guard_val (guard < own index)
     value_t guard_val = 0;
     int reg = -1;  // assume: the earlier result it tests
 };
@@ -113,7 +114,8 @@ inline engine_run run_on_engine(const prog& p, options opt,
                 const value_t want = code[i + 1].v;
                 if (in.o == op::load)
                     rt::await_next(await_kind::unless_equal, want);
-                else if ((in.o == op::cas || in.o == op::cas_full) && want == 1)
+                else if ((in.o == op::cas || in.o == op::cas_full || in.o == op::claim) &&
+                         want == 1)
                     rt::await_next(await_kind::cas_fails);
             }
             switch (in.o) {
@@ -131,6 +133,11 @@ inline engine_run run_on_engine(const prog& p, options opt,
                 case op::cas_full: {
                     value_t exp = in.v;
                     r[i] = rt::cas_fully_ordered(l, exp, in.v2, at) ? 1 : 0;
+                    break;
+                }
+                case op::claim: {
+                    value_t old = 0;
+                    r[i] = rt::claim(l, in.v, in.v2, old, in.order, in.fail_order, at) ? 1 : 0;
                     break;
                 }
                 case op::fadd:
@@ -160,8 +167,8 @@ inline engine_run run_on_engine(const prog& p, options opt,
 }
 
 inline std::string to_text(const prog& p) {
-    static const char* ops[] = {"load", "store", "cas",    "fadd",
-                                "xchg", "fence", "assume", "cas_full"};
+    static const char* ops[] = {"load",  "store",  "cas",      "fadd", "xchg",
+                                "fence", "assume", "cas_full", "claim"};
     std::string s = p.name + " init";
     for (value_t v : p.init) s += " " + std::to_string(v);
     s += "\n";
@@ -185,6 +192,9 @@ inline std::string to_text(const prog& p) {
                      to_string(in.fail_order);
             if (in.o == op::cas_full)
                 s += " " + std::to_string(in.v) + "->" + std::to_string(in.v2);
+            if (in.o == op::claim)
+                s += " set " + std::to_string(in.v) + " if clear " + std::to_string(in.v2) +
+                     " fail " + to_string(in.fail_order);
             s += " " + std::string(to_string(in.order));
         }
         s += "\n";
@@ -196,9 +206,11 @@ inline std::string to_text(const prog& p) {
 // of operation and order, values in 0..2, occasional guards and cas-dependent paths; an assume on
 // the previous result one time in `assume_one_in` where it may stand (after a guarded instruction
 // too, if `assume_after_guard`: when the guard skips it, the thread blocks after an earlier read,
-// on no await a harness declaring them would declare).
+// on no await a harness declaring them would declare). With `claims`, half of the cas are claims
+// (without, the same seeds give the programs they always gave).
 inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_len = 3,
-                        unsigned assume_one_in = 10, bool assume_after_guard = true) {
+                        unsigned assume_one_in = 10, bool assume_after_guard = true,
+                        bool claims = false) {
     auto pick = [&](unsigned n) { return unsigned(rng() % n); };
     prog p;
     const unsigned nlocs = 1 + pick(3);
@@ -229,6 +241,11 @@ inline prog random_prog(std::mt19937& rng, unsigned max_tasks = 3, unsigned max_
                 if (in.order == mo::seq_cst && pick(2)) in.fail_order = mo::seq_cst;
                 in.v = pick(3);
                 in.v2 = 1 + pick(2);
+                if (claims && pick(2) == 0) {
+                    in.o = op::claim;
+                    in.v = 1 + pick(2);   // sets bit 0, bit 1
+                    in.v2 = 1 + pick(3);  // if bit 0, bit 1, or both are clear
+                }
             } else if (k < 16 && pick(2) == 0) {
                 in.o = op::cas_full;
                 in.v = pick(3);

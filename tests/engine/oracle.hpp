@@ -436,11 +436,14 @@ private:
                 }
                 break;
             case op::cas:
+            case op::claim:
             case op::fadd:
             case op::xchg:
                 for (auto w : writes_of(in.loc)) {
                     const value_t old = value_of(w);
-                    const bool ok = in.o != op::cas || old == in.v;
+                    const bool ok = in.o == op::cas     ? old == in.v
+                                    : in.o == op::claim ? (old & in.v2) == 0
+                                                        : true;
                     ev r;
                     r.kind = 'U';
                     r.loc = in.loc;
@@ -448,7 +451,8 @@ private:
                     r.val = old;
                     r.rf_t = w.first;
                     r.rf_i = w.second;
-                    const value_t res = in.o == op::cas ? (ok ? 1 : 0) : old;
+                    const bool cond = in.o == op::cas || in.o == op::claim;
+                    const value_t res = cond ? (ok ? 1 : 0) : old;
                     if (!ok) {
                         state n = s;
                         n.th[task_thread].push_back(r);
@@ -465,7 +469,10 @@ private:
                         wr.loc = in.loc;
                         wr.order = in.order;
                         wr.rmw_write = true;
-                        wr.val = in.o == op::cas ? in.v2 : in.o == op::fadd ? old + in.v : in.v;
+                        wr.val = in.o == op::cas     ? in.v2
+                                 : in.o == op::claim ? old | in.v
+                                 : in.o == op::fadd  ? old + in.v
+                                                     : in.v;
                         n.th[task_thread].push_back(wr);
                         n.co[in.loc].insert(n.co[in.loc].begin() + pos,
                                             {int(task_thread), int(n.th[task_thread].size() - 1)});

@@ -461,5 +461,25 @@ TEST(EngineOracle, GeneratedWaitsMatchUnderRc11AndSc) {
                 runs_in_place, runs_fewer_blocked);
 }
 
+// Programs with claims (rt::claim: a cas on some bits of the word, in one event) beside every
+// other operation, and waits on them (an assume that the claim succeeded: its await is
+// cas_fails, and the wait is revisited in place). A claim that tested the bits it sets instead of
+// those it must find clear fails here (program 6), as does one that wrote the bits alone,
+// without the rest of the word (program 26): checked when this was written.
+TEST(EngineOracle, GeneratedClaimsMatchUnderRc11AndSc) {
+    std::mt19937 rng(20261206);
+    unsigned with_claims = 0;
+    EXPECT_EQ(agree_on(300,
+                       [&] {
+                           prog p = random_prog(rng, 3, 4, 3, false, true);
+                           for (const auto& t : p.threads)
+                               for (const instr& in : t) with_claims += in.o == op::claim;
+                           return p;
+                       }),
+              300u);
+    EXPECT_GE(with_claims, 100u);
+    EXPECT_GE(runs_in_place, 20u);
+}
+
 }  // namespace
 }  // namespace kverify::dpor::test
