@@ -18,6 +18,7 @@
 
 #include "impl/common.hpp"
 #include "model/dpor/engine.hpp"
+#include "model/engines/handoff.hpp"
 
 namespace kverify::model {
 inline namespace eng_dpor {
@@ -245,7 +246,7 @@ struct engine {
         }
         bool may_take() const { return seen_[dpor::rt::thread()] > 0; }
         // What this engine thread knows is left, and what it learns from a CPU's token
-        // (cpu_token::no_news: nothing).
+        // (cpu_taken::no_news: nothing).
         unsigned known() const { return seen_[dpor::rt::thread()]; }
         void learn(unsigned left) {
             unsigned& s = seen_[dpor::rt::thread()];
@@ -283,14 +284,7 @@ struct engine {
     // from another task's.
     class cpu_token {
     public:
-        static constexpr unsigned no_news = ~0u;  // a take of the initial word: no budget known
-        // What a take found: the CPU's state and the migration budget (no_news: none) its
-        // releaser stored, and whether another task held the CPU since this one let it go.
-        struct taken {
-            std::uint32_t state = 0;
-            unsigned budget = no_news;
-            bool preempted = false;
-        };
+        using taken = cpu_taken;  // the initial word teaches no budget (no_news)
         // A preemption is a window (kernel::preemption_window): the holder lets the CPU go and
         // takes it back, and a waiting task's take that reads that release is the preemption.
         static constexpr bool preempt_by_window = true;
@@ -347,7 +341,7 @@ struct engine {
             taken t;
             t.state = std::uint32_t(v >> 32);
             const unsigned b = unsigned(v >> 24 & 0xff);
-            t.budget = b == 0 ? no_news : b - 1;
+            t.budget = b == 0 ? taken::no_news : b - 1;
             t.preempted = own != 0 && (v & own) == 0;
             return t;
         }

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "impl/common.hpp"
+#include "model/engines/handoff.hpp"
 // Relacy itself, included here only. Standard headers come first; Relacy's convenience macros
 // (new, delete, malloc, free, assert, errno, memory_order_*) are removed again afterwards so the
 // rest of the code keeps standard meanings and uses the rl:: names directly.
@@ -266,14 +267,8 @@ struct engine {
             handoff_ = handoff;
             state_ = 0;
         }
-        // What a take found: the CPU's state; the migration budget the releaser knew (Relacy's
-        // budget_word does not need it: no_news); whether another task held the CPU since.
-        static constexpr unsigned no_news = ~0u;
-        struct taken {
-            std::uint32_t state = 0;
-            unsigned budget = no_news;
-            bool preempted = false;
-        };
+        // Relacy's budget_word needs no budget from a take (cpu_taken::no_news).
+        using taken = cpu_taken;
         // Relacy knows who waits (contended): a preemption is the holder's choice.
         static constexpr bool preempt_by_window = false;
         taken acquire(unsigned task, src_loc l) {

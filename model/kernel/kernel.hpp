@@ -640,14 +640,13 @@ private:
     // The task lets its CPU go and takes it back: preempted if another task took it between
     // (model/ASSUMPTIONS.md, Preemption in place: the same executions as a preemption the task
     // chooses, where one it chose and nobody took was started and cut).
+    // (A template, so that an engine whose token has no window never instantiates the call.)
+    template <class Token = engine::cpu_token>
     void preemption_window(src_loc loc) {
-        window_of(tokens_[tasks_[engine::thread_index()].cpu], loc);
-    }
-    template <class Token>
-    void window_of(Token& token, src_loc loc) {
         if constexpr (Token::preempt_by_window) {
             const unsigned me = engine::thread_index();
             task_state& t = tasks_[me];
+            Token& token = tokens_[t.cpu];
             if (took(t, token.window(me, handoff_word(t.cpu, t.on), migrations_.known(), loc)))
                 log(loc, "T%u was preempted on cpu%u", me, t.cpu);
         }
@@ -664,7 +663,7 @@ private:
         took(t, tokens_[t.cpu].acquire(task, loc));
     }
     // What a take teaches: the CPU's state, and what the releaser knew of the budget.
-    bool took(task_state& t, const engine::cpu_token::taken& k) {
+    bool took(task_state& t, const cpu_taken& k) {
         t.on = from_handoff(t.cpu, k.state);
         migrations_.learn(k.budget);
         return k.preempted;
