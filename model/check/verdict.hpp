@@ -69,7 +69,7 @@ struct search_spec {
     // instead of searching. Produced by the engine in verdict::replay.
     std::string replay;
     bool raw_trace = false;  // keep the engine's own trace text, uncleaned (for debugging)
-    // --split i/N (the dpor engines but the LKMM's): explore part split_part (1-based) of
+    // --split i/N (the dpor engines): explore part split_part (1-based) of
     // split_parts of the search's tree; 0 of 0: the whole search.
     unsigned split_part = 0, split_parts = 0;
     // --threads N (the dpor engines): explore the one search on N threads; the verdict, the
@@ -131,11 +131,23 @@ struct search_spec {
 struct split_chunk {
     std::uint64_t index = 0, executions = 0, blocked = 0;
 };
+// Under the LKMM the parts overlap (model/dpor/split.cpp): each lists every execution it counted,
+// by its 128-bit fingerprint, with the chunk it counted it in and how it ended, and merge counts
+// the union (split.hpp, join_counted).
+struct counted_end {
+    enum kind_t : std::uint8_t { complete = 0, blocked = 1, stale = 2 };
+    std::uint64_t a = 0, b = 0;
+    std::uint64_t chunk = 0;
+    kind_t kind = complete;
+};
 struct split_info {
     unsigned depth = 0;
     std::uint64_t roots = 0;
     std::vector<split_chunk> chunks;
     std::uint64_t violation_chunk = 0;
+    bool by_fingerprint = false;       // a part of a search under the LKMM: `ends` below
+    bool violation_elsewhere = false;  // its violation is in a run another part counts
+    std::vector<counted_end> ends;
 };
 
 struct verdict {

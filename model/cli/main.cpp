@@ -221,7 +221,7 @@ struct parser {
             ->check(shard_text)
             ->type_name("i/N");
         v->add_option("--split", verify.split,
-                      "explore part i of N of each selected row's search (dpor-rc11, dpor-sc; "
+                      "explore part i of N of each selected row's search (the dpor engines; "
                       "'kverify merge' joins the parts)")
             ->check(split_text)
             ->type_name("i/N");

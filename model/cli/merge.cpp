@@ -3,8 +3,10 @@
 // selection and to hold every selected row once (a split row: every part of it once, joined into
 // one row), reported as verify reports them.
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
+#include "model/check/split.hpp"
 #include "model/cli/commands.hpp"
 
 namespace kverify::cli {
@@ -54,7 +56,9 @@ std::string row_name(const row_result& r) {
 // The parts of one split search, joined into the row of the whole search (model/dpor/split.cpp):
 // every part of one split there once, from one build of the check; the counts summed; a
 // violation that of the lowest chunk any part found, at the index the chunks before it give.
-row_result join_parts(const std::vector<row_result>& parts) {
+// Under the LKMM the parts overlap: the counts, and the executions before a violation, are those
+// of the union of what they counted (model/check/split.hpp).
+row_result join_parts(const std::vector<row_result>& parts, std::vector<std::string>* notes) {
     const row_result& first = parts.front();
     const unsigned n = first.v.search.split_parts;
     std::vector<const row_result*> by_part(n, nullptr);
@@ -90,6 +94,17 @@ row_result join_parts(const std::vector<row_result>& parts) {
     r.fingerprint.clear();
     const row_result* violating = nullptr;
     const row_result* unfinished = nullptr;  // an error, else an inconclusive part
+    // Under the LKMM the parts overlap and list what they counted (model/check/split.hpp).
+    const bool by_fingerprint = first.v.split.by_fingerprint;
+    std::vector<const model::split_info*> lists;
+    for (const row_result* p : by_part) lists.push_back(&p->v.split);
+    const auto union_of = [&](std::uint64_t limit) {
+        try {
+            return model::join_counted(lists, limit);
+        } catch (const std::invalid_argument& e) {
+            throw usage_error("row " + row_name(first) + ": " + e.what());
+        }
+    };
     for (const row_result* p : by_part) {
         std::uint64_t in_chunks = 0;
         for (const model::split_chunk& c : p->v.split.chunks) {
@@ -106,9 +121,21 @@ row_result join_parts(const std::vector<row_result>& parts) {
                               std::to_string(p->v.search.split_part) +
                               "'s counts do not add up over its chunks");
         r.v.seconds += p->v.seconds;
+        if (p->v.split.by_fingerprint != by_fingerprint)
+            throw usage_error("row " + row_name(*p) + ": part " +
+                              std::to_string(p->v.search.split_part) +
+                              (by_fingerprint ? " lists no executions by fingerprint"
+                                              : " lists executions by fingerprint") +
+                              " where part 1 " + (by_fingerprint ? "does" : "does not"));
         if (p->v.found_violation()) {
-            if (!violating || p->v.split.violation_chunk < violating->v.split.violation_chunk)
-                violating = p;
+            // (the lowest chunk's; under the LKMM, of the part that counts the run, the chunk's
+            // owner: another part stops at the same violation, untraced, when it is above the cut)
+            const auto rank = [n](const row_result* x) {
+                const std::uint64_t c = x->v.split.violation_chunk;
+                return std::make_pair(
+                    c, c % n != x->v.search.split_part - 1 || x->v.split.violation_elsewhere);
+            };
+            if (!violating || rank(p) < rank(violating)) violating = p;
         } else if (p->v.outcome == "error") {
             if (!unfinished || unfinished->v.outcome != "error") unfinished = p;
         } else if (p->v.outcome == "inconclusive" && !unfinished) {
@@ -120,12 +147,24 @@ row_result join_parts(const std::vector<row_result>& parts) {
         // its chunk (of every part), those of its chunk before it, and itself.
         const std::uint64_t at = violating->v.split.violation_chunk;
         std::uint64_t index = 1, blocked = 0;
-        for (const row_result* p : by_part)
-            for (const model::split_chunk& c : p->v.split.chunks)
-                if (c.index <= at) {
-                    index += c.executions + c.blocked;
-                    blocked += c.blocked;
-                }
+        if (by_fingerprint) {
+            if (violating->v.split.violation_elsewhere)
+                throw usage_error("row " + row_name(*violating) + ": part " +
+                                  std::to_string(violating->v.search.split_part) +
+                                  " met a violation in a run of chunk " + std::to_string(at) +
+                                  ", and part " + std::to_string(at % n + 1) +
+                                  ", which counts it, reports none there");
+            const model::union_counts u = union_of(at);
+            index += u.executions + u.blocked;
+            blocked = u.blocked;
+        } else {
+            for (const row_result* p : by_part)
+                for (const model::split_chunk& c : p->v.split.chunks)
+                    if (c.index <= at) {
+                        index += c.executions + c.blocked;
+                        blocked += c.blocked;
+                    }
+        }
         const double seconds = r.v.seconds;
         r.v = violating->v;
         r.v.search.split_part = r.v.search.split_parts = 0;
@@ -136,11 +175,18 @@ row_result join_parts(const std::vector<row_result>& parts) {
         r.fingerprint = violating->fingerprint;
         return r;
     }
-    for (const row_result* p : by_part) {
-        r.v.executions += p->v.executions;
-        r.v.blocked += p->v.blocked;
-        r.v.stale_cut += p->v.stale_cut;
-        r.v.in_place += p->v.in_place;
+    if (by_fingerprint) {  // (with an unfinished part: what the parts counted between them)
+        const model::union_counts u = union_of(UINT64_MAX);
+        r.v.executions = u.executions;
+        r.v.blocked = u.blocked;
+        r.v.stale_cut = u.stale;
+    } else {
+        for (const row_result* p : by_part) {
+            r.v.executions += p->v.executions;
+            r.v.blocked += p->v.blocked;
+            r.v.stale_cut += p->v.stale_cut;
+            r.v.in_place += p->v.in_place;
+        }
     }
     if (unfinished) {
         r.v.outcome = unfinished->v.outcome;
@@ -149,11 +195,26 @@ row_result join_parts(const std::vector<row_result>& parts) {
     } else {
         r.v.outcome = "pass";
     }
+    if (by_fingerprint) {
+        // What the overlap cost: the runs the parts counted between them, against the union's.
+        std::uint64_t counted = 0;
+        for (const row_result* p : by_part) counted += p->v.executions + p->v.blocked;
+        const std::uint64_t whole = r.v.executions + r.v.blocked;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f", whole ? double(counted) / double(whole) : 0.0);
+        const std::string note = "its " + std::to_string(n) + " parts counted " +
+                                 std::to_string(counted) + " executions between them, " + buf +
+                                 " times the whole search's " + std::to_string(whole) +
+                                 " (under the LKMM the parts overlap)";
+        r.v.detail = r.v.detail.empty() ? note : r.v.detail + "; " + note;
+        if (notes) notes->push_back(row_name(r) + ": " + note);
+    }
     return r;
 }
 
 // The rows of split searches, each joined from its parts; the other rows as they are.
-std::vector<row_result> join_split_rows(std::vector<row_result> results) {
+std::vector<row_result> join_split_rows(std::vector<row_result> results,
+                                        std::vector<std::string>& notes) {
     std::vector<row_result> out;
     for (std::size_t i = 0; i < results.size(); ++i) {
         if (results[i].v.search.split_parts == 0) {
@@ -175,7 +236,7 @@ std::vector<row_result> join_split_rows(std::vector<row_result> results) {
         for (std::size_t k = i; k < results.size(); ++k)
             if (results[k].v.search.split_parts > 0 && same_row(results[k], results[i]))
                 parts.push_back(results[k]);
-        out.push_back(join_parts(parts));
+        out.push_back(join_parts(parts, &notes));
     }
     return out;
 }
@@ -214,7 +275,8 @@ int cmd_merge(const merge_options& o) {
             }
         }
     }
-    results = join_split_rows(std::move(results));
+    std::vector<std::string> notes;  // (of the rows joined from overlapping parts)
+    results = join_split_rows(std::move(results), notes);
     std::stable_sort(results.begin(), results.end(), [](const row_result& a, const row_result& b) {
         return a.row.line < b.row.line;
     });
@@ -235,6 +297,7 @@ int cmd_merge(const merge_options& o) {
     rep.header();
     for (row_result& r : results) rep.add(std::move(r));
     rep.finish(info.wall_seconds);
+    for (const std::string& note : notes) std::printf("%s\n", note.c_str());
     return rep.exit_status();
 }
 

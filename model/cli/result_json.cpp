@@ -16,6 +16,62 @@
 
 namespace kverify::cli {
 
+namespace {
+
+// A split part's counted executions under the LKMM (model/check/split.hpp), by chunk: [chunk,
+// text], the text 33 hex digits an execution (its fingerprint's two words, then how it ended).
+constexpr std::size_t end_digits = 33;
+
+json ends_to_json(const std::vector<model::counted_end>& ends) {
+    json out = json::array();
+    std::string text;
+    char buf[48];
+    for (std::size_t k = 0; k < ends.size(); ++k) {
+        const model::counted_end& e = ends[k];
+        std::snprintf(buf, sizeof buf, "%016llx%016llx%01x", (unsigned long long)e.a,
+                      (unsigned long long)e.b, unsigned(e.kind) & 0xfu);
+        text += buf;
+        if (k + 1 == ends.size() || ends[k + 1].chunk != e.chunk) {
+            out.push_back({e.chunk, text});
+            text.clear();
+        }
+    }
+    return out;
+}
+
+std::vector<model::counted_end> ends_from_json(const json& j) {
+    std::vector<model::counted_end> ends;
+    const auto word = [](const std::string& s, std::size_t at, std::size_t n) {
+        std::uint64_t w = 0;
+        for (std::size_t k = at; k < at + n; ++k) {
+            const char c = s[k];
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) throw usage_error("split ends: '" + std::string(1, c) + "' is no hex digit");
+            w = w << 4 | std::uint64_t(d);
+        }
+        return w;
+    };
+    for (const json& c : j) {
+        const std::uint64_t chunk = c.at(0).get<std::uint64_t>();
+        const std::string text = c.at(1).get<std::string>();
+        if (text.empty() || text.size() % end_digits != 0)
+            throw usage_error("split ends of chunk " + std::to_string(chunk) + ": " +
+                              std::to_string(text.size()) + " digits, not a multiple of " +
+                              std::to_string(end_digits));
+        for (std::size_t at = 0; at < text.size(); at += end_digits) {
+            const std::uint64_t kind = word(text, at + 32, 1);
+            if (kind > model::counted_end::stale)
+                throw usage_error("split ends of chunk " + std::to_string(chunk) +
+                                  ": an execution ends in kind " + std::to_string(kind));
+            ends.push_back({word(text, at, 16), word(text, at + 16, 16), chunk,
+                            static_cast<model::counted_end::kind_t>(kind)});
+        }
+    }
+    return ends;
+}
+
+}  // namespace
+
 json verdict_to_json(const verdict& v) {
     json j = {{"engine", v.engine},       {"search", v.search.str()},   {"verdict", v.outcome},
               {"detail", v.detail},       {"executions", v.executions}, {"blocked", v.blocked},
@@ -42,6 +98,11 @@ json verdict_to_json(const verdict& v) {
                       {"roots", v.split.roots},
                       {"chunks", chunks},
                       {"violation_chunk", v.split.violation_chunk}};
+        if (v.split.by_fingerprint) {
+            j["split"]["by_fingerprint"] = true;
+            j["split"]["violation_elsewhere"] = v.split.violation_elsewhere;
+            j["split"]["ends"] = ends_to_json(v.split.ends);
+        }
     }
     return j;
 }
@@ -91,6 +152,11 @@ verdict verdict_from_json(const json& j) {
                 v.split.chunks.push_back({c.at(0).get<std::uint64_t>(),
                                           c.at(1).get<std::uint64_t>(),
                                           c.at(2).get<std::uint64_t>()});
+            v.split.by_fingerprint = sp.value("by_fingerprint", false);
+            if (v.split.by_fingerprint) {
+                v.split.violation_elsewhere = sp.at("violation_elsewhere").get<bool>();
+                v.split.ends = ends_from_json(sp.at("ends"));
+            }
         }
         return v;
     } catch (const json::exception& e) {

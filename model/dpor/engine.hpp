@@ -136,7 +136,9 @@ struct options {
     std::string replay;
     // Explore only part split_part (1-based) of split_parts of the search's tree (0: all of it):
     // the parts are disjoint, their counts add up to the whole search's (model/dpor/README.md).
-    // Not under the LKMM, whose deduplication spans the whole tree.
+    // Under the LKMM, whose deduplication spans the whole tree, the parts overlap: a part runs on
+    // one thread and lists what it counted (result::counted_ends), and the whole search's counts
+    // are those of the union (split.cpp, join_lkmm_parts).
     unsigned split_part = 0, split_parts = 0;
     // Explore on this many threads (README.md, parallel.cpp), each its own explorer of a share of
     // the tree: the counts, the verdict and the violations reported are those of one thread.
@@ -161,6 +163,9 @@ struct violation {
     // On several threads (internal to the search, parallel.cpp): the piece of the chunk it was
     // found in (result::chunk::sub) and its place among that piece's runs (1-based).
     std::uint64_t split_sub = 0, piece_at = 0;
+    // A part of a split search under the LKMM stopped at a violation in a run another part
+    // counts (above the cut): that part reports it, with its trace (split.cpp).
+    bool counted_elsewhere = false;
 };
 
 struct result {
@@ -205,6 +210,16 @@ struct result {
     unsigned split_depth = 0;
     std::uint64_t split_roots = 0;
     std::vector<chunk> split_chunks;
+    // A part of a split search under the LKMM: every execution it counted, by fingerprint (the
+    // 128 bits of fingerprint.cpp), with the chunk it counted it in and how it ended. The parts
+    // of an LKMM search overlap (split.cpp): the whole search's counts are those of the union.
+    struct counted_end {
+        enum kind_t : std::uint8_t { complete = 0, blocked = 1, stale = 2 };
+        std::uint64_t a = 0, b = 0;
+        std::uint64_t chunk = 0;
+        kind_t kind = complete;
+    };
+    std::vector<counted_end> counted_ends;
 };
 
 result explore(const program& prog, const options& opt);

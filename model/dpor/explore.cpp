@@ -516,9 +516,15 @@ void explorer::finish_execution() {
         if (e.what == ending::violation && (opt_.stop_class.empty() || e.cls == opt_.stop_class)) {
             stop_all_ = true;
             if (split_.shared) split_.shared->violated.store(true, std::memory_order_relaxed);
-            if (split_.census) {
+            if (split_.census || (opt_.split_parts > 0 && !split_.shared)) {
+                // (a part of a split search: the part that counts the run reports it, traced)
                 violation v;
                 v.cls = e.cls;
+                v.message = e.msg;
+                v.where = e.where;
+                v.at_execution = res_.executions + res_.blocked + 1;
+                v.split_chunk = roots_;
+                v.counted_elsewhere = true;
                 res_.violations.push_back(v);
             }
             stop_threads();
@@ -528,9 +534,18 @@ void explorer::finish_execution() {
     const std::uint64_t executions_before = res_.executions, blocked_before = res_.blocked;
     // Under the LKMM a graph may be reached along two paths (holes are filled anew, lb.cpp):
     // each execution counts once.
-    if (opt_.model == memory_model::lkmm && !new_graph(graph_fingerprint(g(), pointer_names_)))
-        return;
+    const fingerprint key =
+        opt_.model == memory_model::lkmm ? graph_fingerprint(g(), pointer_names_) : fingerprint{};
+    if (opt_.model == memory_model::lkmm && !new_graph(key)) return;
     const ending e = judge_end();
+    if (opt_.model == memory_model::lkmm && opt_.split_parts > 0 && e.what != ending::violation) {
+        // (the parts of a split search under the LKMM overlap: merge counts the union, split.cpp)
+        using end = result::counted_end;
+        res_.counted_ends.push_back({key.a, key.b, roots_,
+                                     e.what == ending::complete ? end::complete
+                                     : e.what == ending::stale  ? end::stale
+                                                                : end::blocked});
+    }
     switch (e.what) {
         case ending::violation:
             report(e.cls, e.msg, e.where);

@@ -445,6 +445,8 @@ private:
     // complete executions counted. On several threads, seen_starts_ holds those above the cut
     // and chunk_starts_ those of the chunk going on above the second cut (parallel.cpp).
     std::unordered_set<fingerprint, fingerprint_hash> seen_starts_, seen_graphs_, chunk_starts_;
+    // A part of a split search under the LKMM: the starts at and below the cut (split.cpp).
+    std::unordered_set<fingerprint, fingerprint_hash> part_starts_;
     // The run whose start is `key` has not been explored yet (by any thread): explore it.
     bool new_start(const fingerprint& key);
     // The execution `key` has not been counted yet (by any thread): count it.

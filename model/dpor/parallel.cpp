@@ -58,7 +58,12 @@ bool shared_fingerprints::insert(const fingerprint& f) {
 
 bool explorer::new_start(const fingerprint& key) {
     parallel_search* const ps = split_.shared;
-    if (!ps) return seen_starts_.insert(key).second;
+    if (!ps) {
+        // A part of a split search: above the cut the starts are those the census meets, which
+        // runs no subtree; at and below it, the part's own (split.cpp, under the LKMM).
+        if (opt_.split_parts > 0 && depth_ >= split_.depth) return part_starts_.insert(key).second;
+        return seen_starts_.insert(key).second;
+    }
     if (depth_ < split_.depth) {  // above the cut: made by every thread
         if (!seen_starts_.insert(key).second) return false;
     } else if (depth_ < split_.depth + opt_.help_levels) {  // a chunk above its second cut

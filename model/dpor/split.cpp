@@ -7,6 +7,20 @@
 // subtree. So every run is counted by exactly one part, the parts' counts add up to the whole
 // search's, and the runs a part counts are, chunk by chunk, those of the whole search in its own
 // order: the first violation of the whole search is the one of the lowest chunk any part reports.
+//
+// Under the LKMM (no maximality: a graph can be reached along two paths) the search explores each
+// start of a run once and counts each execution once, by fingerprint, and what it counts is the
+// set of executions of the starts reachable from the first run, each counted where the tree
+// (every start explored again where met, apart from the starts above the cut met again above
+// it, which the census skips too) meets it first. A part cannot know which starts other parts
+// explored: it explores again what its own subtrees reach, and lists every execution it counts,
+// by fingerprint, with its chunk (result::counted_ends). The parts overlap, and between them
+// count every execution of the whole search; the owner of the chunk where the tree meets an
+// execution first counts it in that chunk, any other part in a later one. So the whole search's
+// counts are those of the union, and its first violation is the one the owner of the lowest chunk
+// any part reports, at the index the union of the executions counted before gives: those of the
+// chunks before it, of every part, and those of its own chunk that the owner counted before it
+// (model/check/split.hpp, join_counted).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -115,10 +129,6 @@ bool take_census(const program& prog, const options& opt, std::uint64_t roots, s
     if (opt.split_parts > 0 && (opt.split_part < 1 || opt.split_part > opt.split_parts))
         throw std::invalid_argument("dpor: split part " + std::to_string(opt.split_part) + " of " +
                                     std::to_string(opt.split_parts));
-    if (opt.model == memory_model::lkmm && opt.split_parts > 0)
-        throw std::invalid_argument(
-            "dpor: a search under the LKMM cannot be split (it deduplicates graphs across the "
-            "whole tree; its threads share one set, parallel.cpp)");
     if (!opt.replay.empty())
         throw std::invalid_argument("dpor: a replay is one execution, not a search to split");
     // The shallowest depth with enough subtrees (else the one with the most), the same in every
@@ -141,7 +151,11 @@ bool take_census(const program& prog, const options& opt, std::uint64_t roots, s
         const result r = x.run();
         failed.replays += r.replays;
         if (!r.violations.empty()) {  // (only under the LKMM, explore.cpp: finish_execution)
+            // In a run above this depth, not above the ones before: cut at the best of those,
+            // if any had subtrees (the violation lies in one), else no cut (explore_part).
             plan.violated = true;
+            plan.depth = best_depth;
+            plan.roots = best_roots;
             return true;
         }
         if (!r.complete) {
@@ -177,6 +191,17 @@ result explore_part(const program& prog, const options& opt) {
     if (!take_census(prog, opt, split_roots(opt.split_parts), plan, census)) {
         census.seconds = spent();
         return census;
+    }
+    if (plan.violated && plan.roots == 0) {
+        // Under the LKMM the census met a violation before any depth had subtrees: part 1
+        // explores the whole search as its chunk 0 (the first violation's), the others nothing.
+        if (plan.part != 0) {
+            result none;
+            none.replays = census.replays;
+            none.seconds = spent();
+            return none;
+        }
+        plan.depth = 0;
     }
     options main = opt;
     if (opt.budget_s > 0) main.budget_s = std::max(opt.budget_s - spent(), 1e-3);

@@ -181,7 +181,15 @@ verdict run_dpor(const program& prog, const search_spec& spec, dpor::memory_mode
         v.split.roots = r.split_roots;
         for (const dpor::result::chunk& c : r.split_chunks)
             v.split.chunks.push_back({c.index, c.executions, c.blocked});
-        if (!r.violations.empty()) v.split.violation_chunk = r.violations.front().split_chunk;
+        if (!r.violations.empty()) {
+            v.split.violation_chunk = r.violations.front().split_chunk;
+            v.split.violation_elsewhere = r.violations.front().counted_elsewhere;
+        }
+        v.split.by_fingerprint = model == dpor::memory_model::lkmm;
+        v.split.ends.reserve(r.counted_ends.size());
+        for (const dpor::result::counted_end& e : r.counted_ends)
+            v.split.ends.push_back(
+                {e.a, e.b, e.chunk, static_cast<model::counted_end::kind_t>(e.kind)});
     }
     if (!r.violations.empty()) {
         const dpor::violation& x = r.violations.front();

@@ -29,23 +29,6 @@ options lkmm_on(unsigned threads) {
     return o;
 }
 
-// A generated program without guards and assumes: the tiny language declares no control
-// dependency, and under the LKMM a search over a program with undeclared dependencies may be
-// incomplete (events.cpp, diverged), which is not what these tests are about.
-prog straight_line(std::mt19937& rng) {
-    prog p = random_prog(rng, 3, 4);
-    for (auto& code : p.threads) {
-        std::vector<instr> kept;
-        for (instr in : code) {
-            if (in.o == op::assume) continue;
-            in.guard = -1;
-            kept.push_back(in);
-        }
-        code = kept;
-    }
-    return p;
-}
-
 TEST(EngineParallelLkmm, EveryThreadCountExploresTheOneThreadSearchOnce) {
     std::mt19937 rng(20261206);
     unsigned checked = 0, big = 0;
