@@ -126,7 +126,8 @@ row_result join_parts(const std::vector<row_result>& parts, std::vector<std::str
                               std::to_string(p->v.search.split_part) +
                               (by_fingerprint ? " lists no executions by fingerprint"
                                               : " lists executions by fingerprint") +
-                              " where part 1 " + (by_fingerprint ? "does" : "does not"));
+                              " where part " + std::to_string(first.v.search.split_part) +
+                              (by_fingerprint ? " does" : " does not"));
         if (p->v.found_violation()) {
             // (the lowest chunk's; under the LKMM, of the part that counts the run, the chunk's
             // owner: another part stops at the same violation, untraced, when it is above the cut)
